@@ -1,0 +1,108 @@
+"""Plain data that flows through the pipeline: sources, documents and problems."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ERROR = "error"
+WARNING = "warning"
+
+#: The four formats skillsite reads, by the name used in output and in the catalog.
+FORMATS = ("skill-md", "skill-toml", "skill-json", "virtual")
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file found by discovery.
+
+    ``path`` is the file as found (never resolved through a symlink), ``root`` the corpus
+    root it was found under, and ``kind`` one of :data:`FORMATS`.
+    """
+
+    path: Path
+    root: Path
+    kind: str
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One finding, located at a 1-based line and column of ``path``."""
+
+    path: str
+    line: int
+    column: int
+    rule: str
+    severity: str
+    message: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "rule": self.rule,
+            "severity": self.severity,
+            "message": self.message,
+        }
+
+
+Position = tuple[int, int]
+
+
+@dataclass
+class Document:
+    """A parsed skill: its data, its body, and where each value came from.
+
+    ``positions`` maps a JSON pointer (``""`` for the whole mapping, ``"/name"``,
+    ``"/tools/0/class"``) to the 1-based (line, column) of that value; ``key_positions``
+    does the same for the key that introduces it. ``body_line`` is the line the
+    Markdown body starts on.
+    """
+
+    source: Source
+    data: dict[str, Any] | None
+    body: str = ""
+    body_line: int = 1
+    positions: dict[str, Position] = field(default_factory=dict)
+    key_positions: dict[str, Position] = field(default_factory=dict)
+
+    def where(self, pointer: str) -> Position:
+        """Best location for ``pointer``: the value, else its key, else its nearest parent."""
+        while True:
+            if pointer in self.positions:
+                return self.positions[pointer]
+            if pointer in self.key_positions:
+                return self.key_positions[pointer]
+            if not pointer:
+                return (1, 1)
+            pointer = pointer.rsplit("/", 1)[0]
+
+    def key_where(self, pointer: str) -> Position:
+        """Location of the key that introduces ``pointer`` (falls back to :meth:`where`)."""
+        return self.key_positions.get(pointer) or self.where(pointer)
+
+
+@dataclass
+class CheckResult:
+    """Everything ``skillsite check`` found."""
+
+    problems: list[Problem]
+    files: int
+    skills: int
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.severity == ERROR)
+
+    @property
+    def warnings(self) -> int:
+        return sum(1 for p in self.problems if p.severity == WARNING)
+
+    @property
+    def success(self) -> bool:
+        return self.errors == 0
+
+    def summary(self) -> dict[str, int]:
+        return {"files": self.files, "skills": self.skills,
+                "errors": self.errors, "warnings": self.warnings}

@@ -1,0 +1,65 @@
+"""The rule registry: every rule's ID, default severity, scope and documentation.
+
+A rule is declared once, here or in a sibling module, and its docstring is its user
+documentation (``docs/rules.md`` is generated from it). Document rules are generators that
+yield ``(where, message)`` pairs, where ``where`` is a JSON pointer into the document or a
+``(line, column)`` tuple; a third item overrides the severity for that one finding.
+"""
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable
+
+from skillsite.models import ERROR, FORMATS, WARNING
+
+Finding = tuple[Any, ...]
+DocumentCheck = Callable[..., Iterable[Finding]]
+
+#: Scopes: where a rule's findings come from.
+PARSE = "parse"        # discovery and parsing report these
+SCHEMA = "schema"      # JSON Schema validation reports these
+DOCUMENT = "document"  # a check over one document
+CORPUS = "corpus"      # a check over the whole corpus
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    severity: str
+    scope: str
+    formats: tuple[str, ...]
+    doc: str
+    check: DocumentCheck | None = None
+
+    @property
+    def summary(self) -> str:
+        return self.doc.split("\n", 1)[0].strip()
+
+
+RULES: dict[str, Rule] = {}
+
+
+def _register(rule: Rule) -> Rule:
+    if rule.id in RULES:
+        raise ValueError(f"rule {rule.id!r} is declared twice")
+    if rule.severity not in (ERROR, WARNING):
+        raise ValueError(f"rule {rule.id!r}: unknown severity {rule.severity!r}")
+    RULES[rule.id] = rule
+    return rule
+
+
+def declare(rule_id: str, severity: str, doc: str, *, scope: str = PARSE,
+            formats: tuple[str, ...] = FORMATS) -> Rule:
+    """Declare a rule whose findings are produced elsewhere (discovery, parsing, schemas)."""
+    return _register(Rule(rule_id, severity, scope, formats, inspect.cleandoc(doc)))
+
+
+def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
+         scope: str = DOCUMENT) -> Callable[[DocumentCheck], DocumentCheck]:
+    """Register the decorated generator as a document (or corpus) rule."""
+    def register(check: DocumentCheck) -> DocumentCheck:
+        _register(Rule(rule_id, severity, scope, formats,
+                       inspect.cleandoc(check.__doc__ or ""), check))
+        return check
+    return register
