@@ -1,0 +1,38 @@
+"""GitHub Actions workflow commands, so problems show up as annotations on the PR diff.
+
+Annotations alone make a poor log, so the plain text report follows them: someone
+reading the job log sees the same lines as on their own terminal.
+"""
+from __future__ import annotations
+
+from skillsite.models import ERROR, CheckResult, Problem
+from skillsite.report.base import Reporter, ordered
+from skillsite.report.text import TextReporter
+
+
+def escape_data(value: str) -> str:
+    """Escape a command's message the way ``@actions/core`` does."""
+    return value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(value: str) -> str:
+    """Escape a property value: as data, plus the ``:`` and ``,`` that delimit properties."""
+    return escape_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation(problem: Problem) -> str:
+    """``::error file=...,line=...,col=...,title=rule::message`` for one problem."""
+    command = "error" if problem.severity == ERROR else "warning"
+    properties = ",".join(f"{key}={escape_property(str(value))}" for key, value in (
+        ("file", problem.path), ("line", problem.line),
+        ("col", problem.column), ("title", problem.rule)))
+    return f"::{command} {properties}::{escape_data(problem.message)}"
+
+
+class GithubReporter(Reporter):
+    """One annotation per problem, then the text report."""
+
+    def render(self, result: CheckResult) -> str:
+        lines = [annotation(p) for p in ordered(result.problems)]
+        lines.append(TextReporter(rules=self.rules, color=self.color).render(result))
+        return "\n".join(lines)

@@ -1,0 +1,110 @@
+"""SARIF 2.1.0, the format GitHub code scanning (``codeql-action/upload-sarif``) reads.
+
+One run, whose ``tool.driver.rules`` describes every rule in the ``rules`` mapping
+(sorted by ID) plus any rule a problem names that the mapping lacks, so every result's
+``ruleIndex`` points at a descriptor. Paths become URIs relative to ``%SRCROOT%``; GitHub
+resolves those against the repository checkout. Lines and columns are 1-based and
+counted in code points, as the ``columnKind`` says.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from skillsite.models import ERROR, WARNING, CheckResult, Problem
+from skillsite.report.base import Reporter, ordered
+
+if TYPE_CHECKING:
+    from skillsite.rules.registry import Rule
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/skillsite/"
+SRCROOT = "%SRCROOT%"
+_LEVELS = {ERROR: "error", WARNING: "warning"}
+
+
+def _tool_version() -> str:
+    try:
+        from skillsite import __version__
+    except ImportError:  # the package metadata is not there yet (or not installed)
+        return "0.0.0"
+    return str(__version__)
+
+
+def _level(severity: str) -> str:
+    return _LEVELS.get(severity, "warning")
+
+
+def descriptor(rule_id: str, rule: Rule | None, severity: str = ERROR) -> dict[str, Any]:
+    """A reportingDescriptor; without a ``rule``, a bare one built from the problem."""
+    summary = (rule.summary if rule else "") or rule_id
+    doc = (rule.doc if rule else "") or summary
+    return {
+        "id": rule_id,
+        "name": rule_id,
+        "shortDescription": {"text": summary},
+        "fullDescription": {"text": doc},
+        "help": {"text": doc},
+        "defaultConfiguration": {"level": _level(rule.severity if rule else severity)},
+    }
+
+
+def descriptors(problems: list[Problem], rules: Mapping[str, Rule]) -> list[dict[str, Any]]:
+    """Descriptors for every known rule and every rule a problem names, sorted by ID."""
+    unknown = {p.rule: p.severity for p in problems if p.rule not in rules}
+    return [descriptor(rule_id, rules.get(rule_id), unknown.get(rule_id, ERROR))
+            for rule_id in sorted({*rules, *unknown})]
+
+
+def artifact_location(path: str) -> dict[str, Any]:
+    """A relative path as a ``%SRCROOT%``-based URI reference; an absolute one as ``file:``."""
+    if PurePath(path).is_absolute():
+        return {"uri": PurePath(path).as_uri()}
+    posix = path.replace(os.sep, "/")
+    if os.altsep:
+        posix = posix.replace(os.altsep, "/")
+    while posix.startswith("./"):
+        posix = posix[2:]
+    # quote() also escapes ':', so a first segment like "c:x" can't read as a URI scheme.
+    return {"uri": quote(posix, safe="/"), "uriBaseId": SRCROOT}
+
+
+def result_entry(problem: Problem, index: int) -> dict[str, Any]:
+    """A SARIF result for one problem; ``index`` is its rule's place in the descriptors."""
+    region = {"startLine": max(problem.line, 1), "startColumn": max(problem.column, 1)}
+    return {
+        "ruleId": problem.rule,
+        "ruleIndex": index,
+        "level": _level(problem.severity),
+        "message": {"text": problem.message},
+        "locations": [{"physicalLocation": {
+            "artifactLocation": artifact_location(problem.path),
+            "region": region,
+        }}],
+    }
+
+
+def to_data(result: CheckResult, rules: Mapping[str, Rule]) -> dict[str, Any]:
+    """The SARIF log as plain data (what :class:`SarifReporter` serialises)."""
+    problems = ordered(result.problems)
+    rule_list = descriptors(problems, rules)
+    index = {d["id"]: i for i, d in enumerate(rule_list)}
+    driver = {"name": "skillsite", "informationUri": INFORMATION_URI,
+              "version": _tool_version(), "rules": rule_list}
+    run = {
+        "tool": {"driver": driver},
+        "columnKind": "unicodeCodePoints",
+        "results": [result_entry(p, index[p.rule]) for p in problems],
+    }
+    return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+class SarifReporter(Reporter):
+    """A SARIF 2.1.0 log with one run."""
+
+    def render(self, result: CheckResult) -> str:
+        return json.dumps(to_data(result, self.rules), indent=2)
