@@ -50,6 +50,16 @@ class Problem:
 Position = tuple[int, int]
 
 
+@dataclass(frozen=True)
+class Issue:
+    """A problem met while reading a file, before it has a path and a severity."""
+
+    rule: str
+    line: int
+    column: int
+    message: str
+
+
 @dataclass
 class Document:
     """A parsed skill: its data, its body, and where each value came from.
@@ -66,6 +76,7 @@ class Document:
     body_line: int = 1
     positions: dict[str, Position] = field(default_factory=dict)
     key_positions: dict[str, Position] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
 
     def where(self, pointer: str) -> Position:
         """Best location for ``pointer``: the value, else its key, else its nearest parent."""

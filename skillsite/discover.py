@@ -1,0 +1,136 @@
+"""Find skill files under the given roots without ever leaving them.
+
+Symlinks are followed only when they resolve inside the root and do not lead back into a
+folder already being walked; broken, escaping and looping links are reported instead.
+"""
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from skillsite.models import Issue, Source
+
+#: Folders never worth walking: version control, dependencies, caches, build output.
+SKIPPED_DIRS = frozenset({
+    ".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".tox", ".nox",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages", ".skillsite-cache",
+})
+CANDIDATE = "markdown"  # a Markdown page that may be a Mini-A virtual skill
+
+
+@dataclass(frozen=True)
+class Flagged:
+    """A path discovery could not use, with the problem to report for it."""
+
+    path: Path
+    issue: Issue
+
+
+@dataclass
+class Walk:
+    roots: list[Path]
+    exclude: tuple[str, ...] = ()
+    flagged: list[Flagged] = field(default_factory=list)
+
+
+def kind_of(name: str) -> str | None:
+    """The format a file name announces, or None."""
+    if name == "SKILL.md":
+        return "skill-md"
+    if name.endswith(".skill.toml"):
+        return "skill-toml"
+    if name == "skill.json":
+        return "skill-json"
+    if name.lower().endswith((".md", ".markdown")):
+        return CANDIDATE
+    return None
+
+
+def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
+             flagged: list[Flagged] | None = None) -> Iterator[Source]:
+    """Yield every skill-file candidate under ``paths``, in a stable order.
+
+    Problems with paths (broken, escaping or looping symlinks, missing paths) are appended
+    to ``flagged``.
+    """
+    sink = flagged if flagged is not None else []
+    for given in paths:
+        if not os.path.lexists(given):
+            sink.append(Flagged(given, Issue("unreadable-file", 1, 1,
+                                             f"{given} does not exist")))
+            continue
+        if given.is_file():
+            kind = kind_of(given.name)
+            if kind:
+                yield Source(given, given.parent, kind)
+            continue
+        root = given
+        yield from _walk(root, root.resolve(), exclude, sink)
+
+
+def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, pattern)
+               for pattern in exclude)
+
+
+def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
+          sink: list[Flagged]) -> Iterator[Source]:
+    # A file reached twice (through a symlinked folder and directly) is checked once.
+    seen: set[Path] = set()
+    stack: list[tuple[Path, Path, frozenset[Path]]] = [(root, real_root, frozenset({real_root}))]
+    while stack:
+        folder, real_folder, ancestors = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+        except OSError as exc:
+            sink.append(Flagged(folder, Issue("unreadable-file", 1, 1,
+                                              f"cannot list folder: {exc.strerror}")))
+            continue
+        files: list[Source] = []
+        for entry in entries:
+            path = Path(entry.path)
+            if _excluded(path.relative_to(root).as_posix(), entry.name, exclude):
+                continue
+            real = real_folder / entry.name
+            if entry.is_symlink():
+                target = _inside(path, real_root, sink)
+                if target is None:
+                    continue
+                real = target
+            if real.is_dir() if entry.is_symlink() else entry.is_dir(follow_symlinks=False):
+                if real in ancestors:
+                    sink.append(Flagged(path, Issue(
+                        "symlink-loop", 1, 1,
+                        "symlink points back into a folder that contains it; it was not followed")))
+                elif entry.name not in SKIPPED_DIRS:
+                    stack.append((path, real, ancestors | {real}))
+                continue
+            kind = kind_of(entry.name)
+            if kind and real not in seen:
+                seen.add(real)
+                files.append(Source(path, root, kind))
+        yield from reversed(files)
+
+
+def _inside(link: Path, real_root: Path, sink: list[Flagged]) -> Path | None:
+    """Resolve ``link``; None (and a flagged problem) if it is broken or leaves the root."""
+    try:
+        target = link.resolve(strict=True)
+    except RuntimeError:
+        sink.append(Flagged(link, Issue("symlink-loop", 1, 1,
+                                        "symlink chain loops back on itself; remove it")))
+        return None
+    except OSError:
+        sink.append(Flagged(link, Issue("symlink-broken", 1, 1,
+                                        f"symlink target {os.readlink(link)!r} does not "
+                                        "exist; fix or remove the link")))
+        return None
+    if target != real_root and real_root not in target.parents:
+        sink.append(Flagged(link, Issue("symlink-escape", 1, 1,
+                                        f"symlink points outside the corpus root "
+                                        f"(to {target}); it was not followed")))
+        return None
+    return target
