@@ -1,0 +1,4 @@
+"""``python -m skillsite``."""
+from skillsite.cli import main
+
+main(prog_name="skillsite")

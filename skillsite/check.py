@@ -1,0 +1,154 @@
+"""``skillsite check``: discover, parse and lint a corpus, in parallel when asked.
+
+Per-file work (reading, schema, document rules) runs in worker processes; the corpus
+rules (duplicate names, dependencies) run afterwards over small per-skill records.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from skillsite.config import Config
+from skillsite.discover import Flagged, discover
+from skillsite.lint import lint_document, make_problem
+from skillsite.models import CheckResult, Problem, Source
+from skillsite.parse import read
+from skillsite.rules import CORPUS, RULES
+from skillsite.rules.context import Context
+from skillsite.rules.corpus import SkillRecord, record_of
+
+#: Below this many files one process is faster than starting workers.
+PARALLEL_THRESHOLD = 300
+_CHUNK = 200
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    problems: list[Problem]
+    record: SkillRecord | None
+    is_skill: bool
+
+
+def display_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when under it, with ``/`` separators."""
+    absolute = Path(os.path.abspath(path))
+    try:
+        return absolute.relative_to(base).as_posix()
+    except ValueError:
+        return absolute.as_posix()
+
+
+def check_file(source: Source, ctx: Context, base: Path) -> FileResult | None:
+    """Read and lint one file; None when a Markdown page is not a skill."""
+    path = display_path(source.path, base)
+    try:
+        doc = read(source, max_size=ctx.config.max_file_size)
+        if doc is None:
+            return None
+        problems = lint_document(doc, ctx, path)
+        record = record_of(doc, path) if doc.data is not None else None
+        return FileResult(path, problems, record, doc.data is not None)
+    except Exception as exc:  # one bad file never stops the corpus
+        problem = make_problem(ctx, "internal-error", path, (1, 1),
+                               f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
+                               "please report this")
+        return FileResult(path, [problem] if problem else [], None, False)
+
+
+_worker_state: tuple[Context, Path] | None = None
+
+
+def _init_worker(ctx: Context, base: Path) -> None:
+    global _worker_state
+    _worker_state = (ctx, base)
+
+
+def _check_chunk(sources: list[Source]) -> list[FileResult | None]:
+    assert _worker_state is not None
+    ctx, base = _worker_state
+    return [check_file(source, ctx, base) for source in sources]
+
+
+def _chunks(items: list[Source]) -> Iterator[list[Source]]:
+    for start in range(0, len(items), _CHUNK):
+        yield items[start:start + _CHUNK]
+
+
+def _check_all(sources: list[Source], ctx: Context, base: Path, jobs: int,
+               progress: Callable[[int], None]) -> Iterator[FileResult | None]:
+    if jobs <= 1 or len(sources) < 2 * _CHUNK:
+        for source in sources:
+            yield check_file(source, ctx, base)
+            progress(1)
+        return
+    with ProcessPoolExecutor(jobs, mp_context=get_context(), initializer=_init_worker,
+                             initargs=(ctx, base)) as pool:
+        for results in pool.map(_check_chunk, _chunks(sources)):
+            yield from results
+            progress(len(results))
+
+
+def resolve_jobs(jobs: int | None, files: int) -> int:
+    """``None`` or 0 means automatic: one process for small corpora, every core otherwise."""
+    if jobs:
+        return max(jobs, 1)
+    return 1 if files < PARALLEL_THRESHOLD else (os.cpu_count() or 1)
+
+
+def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
+          jobs: int | None = None, only: set[Path] | None = None, base: Path | None = None,
+          progress: Callable[[int], None] = lambda n: None) -> CheckResult:
+    """Check every skill under ``paths``.
+
+    ``only``, when given, limits per-file problems to those absolute paths (and skills
+    whose folder holds one of them); corpus-wide rules still see every skill.
+    """
+    ctx = Context(config or Config())
+    base = Path(os.path.abspath(base or Path.cwd()))
+    flagged: list[Flagged] = []
+    sources = list(discover([Path(p) for p in paths], exclude=ctx.config.exclude,
+                            flagged=flagged))
+    problems: list[Problem] = []
+    records: list[SkillRecord] = []
+    files = skills = 0
+    for result in _check_all(sources, ctx, base, resolve_jobs(jobs, len(sources)), progress):
+        if result is None:
+            continue
+        files += 1
+        skills += result.is_skill
+        if result.record:
+            records.append(result.record)
+        if only is None or _selected(result.path, base, only):
+            problems += result.problems
+    for flag in flagged:
+        path = display_path(flag.path, base)
+        if only is None or _selected(path, base, only):
+            problem = make_problem(ctx, flag.issue.rule, path,
+                                   (flag.issue.line, flag.issue.column), flag.issue.message)
+            problems += [problem] if problem else []
+            files += 1
+    problems += _corpus_problems(records, ctx)
+    return CheckResult(sorted(problems), files, skills)
+
+
+def _selected(path: str, base: Path, only: set[Path]) -> bool:
+    absolute = Path(os.path.abspath(base / path))
+    return absolute in only or any(changed.is_relative_to(absolute.parent)
+                                   for changed in only if absolute.name == "SKILL.md")
+
+
+def _corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
+    found: list[Problem] = []
+    for rule in RULES.values():
+        if rule.scope != CORPUS or rule.check is None or not ctx.config.enabled(rule.id):
+            continue
+        for path, where, message in rule.check(records, ctx):
+            problem = make_problem(ctx, rule.id, path, where, message)
+            if problem:
+                found.append(problem)
+    return found

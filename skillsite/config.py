@@ -1,0 +1,129 @@
+"""Configuration: ``[tool.skillsite]`` in ``pyproject.toml``, or a ``skillsite.toml``.
+
+The nearest file, searching from the current directory upwards, wins; ``skillsite.toml``
+beats ``pyproject.toml`` in the same folder. Example::
+
+    [tool.skillsite]
+    select = ["name-format", "broken-link"]   # only these rules (default: all)
+    ignore = ["body-too-long"]                # never these
+    severity = { unknown-field = "error" }    # override a default severity
+    allow-fields = ["x-internal-owner"]       # extra front-matter keys to accept
+    max-file-size = 2097152                   # bytes; default 1 MiB
+    exclude = ["drafts/*"]                    # glob patterns, relative to each root
+    allow-internal-endpoints = ["mcp.corp.internal"]  # hosts exempt from endpoint-internal
+"""
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from skillsite.errors import ConfigError
+from skillsite.models import ERROR, WARNING
+from skillsite.parse import DEFAULT_MAX_SIZE
+
+_KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
+         "allow-internal-endpoints"}
+
+
+@dataclass(frozen=True)
+class Config:
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    severity: dict[str, str] = field(default_factory=dict)
+    allow_fields: tuple[str, ...] = ()
+    max_file_size: int = DEFAULT_MAX_SIZE
+    exclude: tuple[str, ...] = ()
+    allow_internal_endpoints: tuple[str, ...] = ()
+    source: str = "defaults"
+
+    def enabled(self, rule: str) -> bool:
+        return (not self.select or rule in self.select) and rule not in self.ignore
+
+    def severity_of(self, rule: str, default: str) -> str:
+        return self.severity.get(rule, default)
+
+    def merged(self, **changes: Any) -> Config:
+        """A copy with command-line options laid over the file's values."""
+        return replace(self, **{k: v for k, v in changes.items() if v not in (None, ())})
+
+
+def find_config_file(start: Path) -> Path | None:
+    for folder in [start, *start.parents]:
+        for name in ("skillsite.toml", "pyproject.toml"):
+            candidate = folder / name
+            if candidate.is_file() and (name == "skillsite.toml" or _has_section(candidate)):
+                return candidate
+    return None
+
+
+def _has_section(pyproject: Path) -> bool:
+    try:
+        return "skillsite" in _read_toml(pyproject).get("tool", {})
+    except ConfigError:
+        return False
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read configuration {path}: {exc}") from None
+
+
+def load_config(path: Path | None = None, *, start: Path | None = None) -> Config:
+    """Load ``path``, or the nearest configuration file above ``start`` (default: cwd)."""
+    if path is None:
+        path = find_config_file((start or Path.cwd()).resolve())
+        if path is None:
+            return Config()
+    elif not path.is_file():
+        raise ConfigError(f"configuration file {path} does not exist")
+    table = _read_toml(path)
+    if path.name == "pyproject.toml" or "tool" in table:
+        table = table.get("tool", {}).get("skillsite", {})
+    return parse_table(table, str(path))
+
+
+def parse_table(table: dict[str, Any], origin: str) -> Config:
+    from skillsite.rules import RULES
+
+    unknown = set(table) - _KEYS
+    if unknown:
+        raise ConfigError(f"{origin}: unknown setting(s) {', '.join(sorted(unknown))}; "
+                          f"known: {', '.join(sorted(_KEYS))}")
+    config = Config(
+        select=_strings(table, "select", origin),
+        ignore=_strings(table, "ignore", origin),
+        severity=dict(table.get("severity", {})),
+        allow_fields=_strings(table, "allow-fields", origin),
+        max_file_size=table.get("max-file-size", DEFAULT_MAX_SIZE),
+        exclude=_strings(table, "exclude", origin),
+        allow_internal_endpoints=_strings(table, "allow-internal-endpoints", origin),
+        source=origin,
+    )
+    check_rule_ids([*config.select, *config.ignore, *config.severity], origin, RULES)
+    for rule, level in config.severity.items():
+        if level not in (ERROR, WARNING):
+            raise ConfigError(f"{origin}: severity of {rule} must be 'error' or 'warning', "
+                              f"not {level!r}")
+    if not isinstance(config.max_file_size, int) or config.max_file_size <= 0:
+        raise ConfigError(f"{origin}: max-file-size must be a positive number of bytes")
+    return config
+
+
+def check_rule_ids(ids: list[str], origin: str, rules: dict[str, Any]) -> None:
+    unknown = sorted(set(ids) - set(rules))
+    if unknown:
+        raise ConfigError(f"{origin}: unknown rule ID(s) {', '.join(unknown)}; "
+                          "run 'skillsite rules' to list them")
+
+
+def _strings(table: dict[str, Any], key: str, origin: str) -> tuple[str, ...]:
+    value = table.get(key, ())
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{origin}: {key} must be a list of strings")
+    return tuple(value)

@@ -1,0 +1,135 @@
+"""Rules about the Markdown body: its size and its relative links."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import unquote
+
+from skillsite.models import Document
+from skillsite.rules.context import Context
+from skillsite.rules.registry import Finding, rule
+
+MAX_BODY_LINES = 500
+MAX_BODY_TOKENS = 5000
+_CHARS_PER_TOKEN = 4
+
+_FENCE = re.compile(r"^ {0,3}(```+|~~~+).*?^ {0,3}\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_INLINE_CODE = re.compile(r"(`+)[^`]*?\1")
+_LINK = re.compile(r"!?\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'(][^)]*)?\)")
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)", re.MULTILINE)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+@rule("body-too-long", "warning", formats=("skill-md", "virtual"))
+def body_too_long(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The body should stay under 500 lines and about 5000 tokens (Agent Skills
+    recommendation), because the whole body is loaded when the skill activates. Move
+    detail into ``references/`` files that the agent reads only when needed.
+    Tokens are estimated as characters / 4.
+    """
+    lines = doc.body.count("\n") + (0 if doc.body.endswith("\n") or not doc.body else 1)
+    tokens = len(doc.body) // _CHARS_PER_TOKEN
+    if lines > MAX_BODY_LINES:
+        yield (doc.body_line, 1), (f"body has {lines} lines, over the recommended "
+                                   f"{MAX_BODY_LINES}; move detail into references/")
+    elif tokens > MAX_BODY_TOKENS:
+        yield (doc.body_line, 1), (f"body is about {tokens} tokens, over the recommended "
+                                   f"{MAX_BODY_TOKENS}; move detail into references/")
+
+
+@rule("empty-body", "warning", formats=("skill-md",))
+def empty_body(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """The ``SKILL.md`` has front matter but no instructions after it."""
+    if doc.data is not None and not doc.body.strip():
+        yield (doc.body_line, 1), "body is empty; add the instructions the agent should follow"
+
+
+@rule("broken-link", "warning", formats=("skill-md", "virtual"))
+def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A relative link in the body points at a file that does not exist.
+
+    Links with a scheme (``https:``, ``mailto:``) and pure anchors (``#usage``) are not
+    checked; links inside code blocks and inline code are ignored. The specification is
+    silent on links, so this is a warning.
+    """
+    for target, where, path in _local_links(doc):
+        if path is not None and _inside(path, _skill_root(doc)) and not path.exists():
+            yield where, f"link target {target!r} does not exist"
+
+
+@rule("link-escapes-root", "warning", formats=("skill-md", "virtual"))
+def link_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A relative link leaves the skill's root: the folder holding ``SKILL.md`` (for a Mini-A
+    page, the corpus root), or is an absolute file path.
+
+    A skill is copied and installed as one folder, so such links break once it is
+    installed; and skillsite never follows a path out of the root. The specification asks
+    that file references be relative to the skill root.
+    """
+    root = _skill_root(doc)
+    for target, where, path in _local_links(doc):
+        if path is None or not _inside(path, root):
+            yield where, (f"link {target!r} leads outside the skill folder; copy the file "
+                          "into the skill instead")
+
+
+@rule("reference-depth", "warning", formats=("skill-md",))
+def reference_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    File references should go one level deep from ``SKILL.md`` (``references/guide.md``,
+    not ``references/pdf/forms/guide.md``), as the Agent Skills specification recommends,
+    so an agent never has to chase nested references.
+    """
+    root = _skill_root(doc)
+    for target, where, path in _local_links(doc):
+        if path is not None and _inside(path, root):
+            depth = len(path.relative_to(root).parts) - 1
+            if depth > 1:
+                yield where, (f"link {target!r} is {depth} folders deep; keep references "
+                              "one level below the skill folder")
+
+
+def _skill_root(doc: Document) -> Path:
+    if doc.source.kind == "virtual":
+        return Path(os.path.abspath(doc.source.root))
+    return Path(os.path.abspath(doc.source.path.parent))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents
+
+
+def _local_links(doc: Document) -> Iterator[tuple[str, tuple[int, int], Path | None]]:
+    """Yield (target, location, normalized path or None if absolute) for local links."""
+    body = _blank_code(doc.body)
+    folder = Path(os.path.abspath(doc.source.path.parent))
+    matches = [*_LINK.finditer(body), *_REFERENCE.finditer(body)]
+    for match in sorted(matches, key=lambda m: m.start(1)):
+        target = match.group(1)
+        if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
+            continue
+        file_part = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        if not file_part:
+            continue
+        where = _position(doc, match.start(1))
+        if file_part.startswith("/"):
+            yield target, where, None
+            continue
+        yield target, where, Path(os.path.normpath(folder / file_part))
+
+
+def _blank_code(body: str) -> str:
+    """Replace code spans and fences with spaces, keeping every offset in place."""
+    def blank(match: re.Match[str]) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+    return _INLINE_CODE.sub(blank, _FENCE.sub(blank, body))
+
+
+def _position(doc: Document, offset: int) -> tuple[int, int]:
+    line_start = doc.body.rfind("\n", 0, offset) + 1
+    return doc.body_line + doc.body.count("\n", 0, offset), offset - line_start + 1

@@ -1,0 +1,35 @@
+"""Rules for Mini-A virtual skill pages."""
+from __future__ import annotations
+
+from typing import Iterator
+
+from skillsite.models import Document
+from skillsite.rules.context import Context, text_field
+from skillsite.rules.registry import Finding, rule
+
+
+@rule("virtual-id-format", "error", formats=("virtual",))
+def virtual_id_format(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A Mini-A page's ``id``, when present, must be ``skill:<name>``, with the page's own
+    ``name`` after the prefix, so references such as ``depends_on: [skill:<name>]``
+    resolve to it.
+
+    Failing example::
+
+        name: incident-triage
+        id: triage
+
+    Passing example::
+
+        name: incident-triage
+        id: skill:incident-triage
+    """
+    data = doc.data or {}
+    if "id" not in data:
+        return
+    page_id, name = data["id"], text_field(doc, "name")
+    expected = f"skill:{name}" if name else "skill:<name>"
+    wrong = page_id != expected if name else not str(page_id).startswith("skill:")
+    if not isinstance(page_id, str) or wrong:
+        yield "/id", f"id {page_id!r} must be {expected!r}"
