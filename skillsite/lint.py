@@ -38,7 +38,27 @@ def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem
             continue  # a document rule owns this constraint and explains it better
         where = doc.key_where(pointer) if rule.id == "unknown-field" else doc.where(pointer)
         field = pointer.rsplit("/", 1)[-1] or "document"
-        yield make_problem(ctx, rule.id, path, where, f"{field}: {message}")
+        if rule.hint:
+            message = f"{field} {rule.hint}"
+            value = _value_at(doc.data, pointer)
+            if isinstance(value, str | int | float):
+                message += f" (found {len(value)} characters)" if (
+                    "characters" in rule.hint and isinstance(value, str)) else f" (found {value!r})"
+        else:
+            message = f"{field}: {message}"
+        yield make_problem(ctx, rule.id, path, where, message)
+
+
+def _value_at(data: object, pointer: str) -> object:
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(data, dict):
+            data = data.get(token)
+        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
+            data = data[int(token)]
+        else:
+            return None
+    return data
 
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

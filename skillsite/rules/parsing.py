@@ -107,15 +107,15 @@ declare("schema-violation", ERROR, """
 """, scope=SCHEMA)
 declare("name-length", ERROR, """
     ``name`` must be 1 to 64 characters long (Agent Skills specification).
-""", scope=SCHEMA)
+""", scope=SCHEMA, hint="must be 1 to 64 characters long")
 declare("description-length", ERROR, """
     ``description`` must be non-empty and at most 1024 characters (Agent Skills
     specification). It should say what the skill does and when to use it.
-""", scope=SCHEMA)
+""", scope=SCHEMA, hint="must be 1 to 1024 characters long")
 declare("compatibility-length", ERROR, """
     ``compatibility``, when present, must be 1 to 500 characters (Agent Skills
     specification).
-""", scope=SCHEMA)
+""", scope=SCHEMA, hint="must be 1 to 500 characters long")
 declare("allowed-tools-format", WARNING, """
     ``allowed-tools`` should be one space-separated string, as the specification says.
 
@@ -124,8 +124,9 @@ declare("allowed-tools-format", WARNING, """
     Passing example::
 
         allowed-tools: Bash(git:*) Read
-""", scope=SCHEMA)
+""", scope=SCHEMA, hint="should be one space-separated string, such as \"Read Bash(git:*)\"")
 declare("version-format", WARNING, """
     An oxo-flow ``version`` should be a semantic version such as ``1.2.0``, as the oxo-flow
     documentation asks.
-""", scope=SCHEMA, formats=("skill-toml",))
+""", scope=SCHEMA, formats=("skill-toml",),
+   hint="should be a semantic version such as \"1.2.0\"")

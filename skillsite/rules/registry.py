@@ -31,6 +31,8 @@ class Rule:
     formats: tuple[str, ...]
     doc: str
     check: DocumentCheck | None = None
+    #: For schema-backed rules: what to tell the user instead of the validator's wording.
+    hint: str | None = None
 
     @property
     def summary(self) -> str:
@@ -50,9 +52,10 @@ def _register(rule: Rule) -> Rule:
 
 
 def declare(rule_id: str, severity: str, doc: str, *, scope: str = PARSE,
-            formats: tuple[str, ...] = FORMATS) -> Rule:
+            formats: tuple[str, ...] = FORMATS, hint: str | None = None) -> Rule:
     """Declare a rule whose findings are produced elsewhere (discovery, parsing, schemas)."""
-    return _register(Rule(rule_id, severity, scope, formats, inspect.cleandoc(doc)))
+    return _register(Rule(rule_id, severity, scope, formats, inspect.cleandoc(doc),
+                          hint=hint))
 
 
 def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
