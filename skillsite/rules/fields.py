@@ -25,11 +25,12 @@ def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
     accepted: Claude Code (``argument-hint``, ``disable-model-invocation``,
     ``user-invocable``, ``model``, ``when_to_use``, ...), oxo-flow and ongrid (``version``,
     ``activation``, ``tools``, ``config_section``) and Mini-A. The schemas in ``schemas/``
-    list them all. Accept your own with ``allow-fields = ["x-owner"]``.
+    list them all. Accept your own with ``allow-fields = ["x-owner"]``. A ``$schema`` key,
+    which points editors at a schema, is always accepted.
     """
     known = known_fields(doc.source.kind)
     for key in doc.data or {}:
-        if key not in known and key not in ctx.config.allow_fields:
+        if key not in known and key not in ctx.config.allow_fields and key != "$schema":
             pointer = "/" + key.replace("~", "~0").replace("/", "~1")
             yield doc.key_where(pointer), (f"unknown field {key!r}; if it is intended, add it "
                                            "to allow-fields in the configuration")
