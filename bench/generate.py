@@ -148,6 +148,11 @@ class _Writer:
         self.rng = random.Random(seed)
         self.stats = GenerateStats(bad={k: 0 for k in BAD_KINDS})
         self.minia_names: list[str] = []
+        # A fixed pool of sentences keeps generation cheap (one draw per sentence).
+        r = self.rng
+        self.sentences = [f"{r.choice(_ACTIONS)} {r.choice(_OBJECTS)} for {r.choice(_QUALITIES)} "
+                          f"before you {r.choice(_VERBS)} {r.choice(_OBJECTS)}."
+                          for _ in range(4096)]
 
     # ----------------------------------------------------------------- text helpers
 
@@ -171,9 +176,7 @@ class _Writer:
         return " ".join(parts)
 
     def sentence(self) -> str:
-        r = self.rng
-        return (f"{r.choice(_ACTIONS)} {r.choice(_OBJECTS)} for {r.choice(_QUALITIES)} "
-                f"before you {r.choice(_VERBS)} {r.choice(_OBJECTS)}.")
+        return self.sentences[self.rng.getrandbits(12)]
 
     def body(self, title: str, links: list[tuple[str, str]], target_lines: int) -> list[str]:
         """A Markdown body of about ``target_lines`` lines (headings, lists, code, links)."""

@@ -36,11 +36,11 @@ class FileResult:
 
 def display_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, with ``/`` separators."""
-    absolute = Path(os.path.abspath(path))
-    try:
-        return absolute.relative_to(base).as_posix()
-    except ValueError:
-        return absolute.as_posix()
+    absolute = os.path.abspath(path)
+    prefix = os.path.join(str(base), "")
+    if absolute.startswith(prefix):
+        absolute = absolute[len(prefix):]
+    return absolute.replace(os.sep, "/")
 
 
 def check_file(source: Source, ctx: Context, base: Path) -> FileResult | None:

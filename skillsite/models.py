@@ -77,6 +77,14 @@ class Document:
     positions: dict[str, Position] = field(default_factory=dict)
     key_positions: dict[str, Position] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+    #: Values several rules derive from the document, computed once (see ``memo``).
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: str, compute: Any) -> Any:
+        """``compute()``, computed once per document and remembered under ``key``."""
+        if key not in self.derived:
+            self.derived[key] = compute()
+        return self.derived[key]
 
     def where(self, pointer: str) -> Position:
         """Best location for ``pointer``: the value, else its key, else its nearest parent."""

@@ -1,9 +1,9 @@
 """Rules about the Markdown body: its size and its relative links."""
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from pathlib import Path
 from typing import Iterator
 from urllib.parse import unquote
 
@@ -57,7 +57,7 @@ def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
     silent on links, so this is a warning.
     """
     for target, where, path in _local_links(doc):
-        if path is not None and _inside(path, _skill_root(doc)) and not path.exists():
+        if path is not None and _inside(path, _skill_root(doc)) and not os.path.exists(path):
             yield where, f"link target {target!r} does not exist"
 
 
@@ -88,30 +88,39 @@ def reference_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
     root = _skill_root(doc)
     for target, where, path in _local_links(doc):
         if path is not None and _inside(path, root):
-            depth = len(path.relative_to(root).parts) - 1
+            depth = os.path.relpath(path, root).count(os.sep)
             if depth > 1:
                 yield where, (f"link {target!r} is {depth} folders deep; keep references "
                               "one level below the skill folder")
 
 
-def _skill_root(doc: Document) -> Path:
-    if doc.source.kind == "virtual":
-        return Path(os.path.abspath(doc.source.root))
-    return Path(os.path.abspath(doc.source.path.parent))
+def _skill_root(doc: Document) -> str:
+    folder = doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent
+    return doc.memo("skill-root", lambda: os.path.abspath(folder))
 
 
-def _inside(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
 
 
-def _local_links(doc: Document) -> Iterator[tuple[str, tuple[int, int], Path | None]]:
-    """Yield (target, location, normalized path or None if absolute) for local links."""
-    body = _blank_code(doc.body)
-    folder = Path(os.path.abspath(doc.source.path.parent))
+Link = tuple[str, tuple[int, int], "str | None"]
+
+
+def _local_links(doc: Document) -> list[Link]:
+    """(target, location, absolute normalized path or None if absolute) per local link."""
+    return doc.memo("local-links", lambda: list(_find_local_links(doc)))
+
+
+def _find_local_links(doc: Document) -> Iterator[Link]:
+    body = doc.body
+    if "](" not in body and "]:" not in body:
+        return
+    code = _code_spans(body)
+    folder = os.path.abspath(doc.source.path.parent)
     matches = [*_LINK.finditer(body), *_REFERENCE.finditer(body)]
     for match in sorted(matches, key=lambda m: m.start(1)):
         target = match.group(1)
-        if target.startswith("#") or _SCHEME.match(target) or target.startswith("//"):
+        if target.startswith(("#", "//")) or _SCHEME.match(target) or _in_code(match, code):
             continue
         file_part = unquote(target.split("#", 1)[0].split("?", 1)[0])
         if not file_part:
@@ -119,15 +128,21 @@ def _local_links(doc: Document) -> Iterator[tuple[str, tuple[int, int], Path | N
         where = _position(doc, match.start(1))
         if file_part.startswith("/"):
             yield target, where, None
-            continue
-        yield target, where, Path(os.path.normpath(folder / file_part))
+        else:
+            yield target, where, os.path.normpath(os.path.join(folder, file_part))
 
 
-def _blank_code(body: str) -> str:
-    """Replace code spans and fences with spaces, keeping every offset in place."""
-    def blank(match: re.Match[str]) -> str:
-        return re.sub(r"[^\n]", " ", match.group(0))
-    return _INLINE_CODE.sub(blank, _FENCE.sub(blank, body))
+def _code_spans(body: str) -> list[tuple[int, int]]:
+    if "`" not in body and "~~~" not in body:
+        return []
+    fences = [m.span() for m in _FENCE.finditer(body)]
+    inline = [m.span() for m in _INLINE_CODE.finditer(body)]
+    return sorted(fences + inline)
+
+
+def _in_code(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    index = bisect.bisect_right(spans, (match.start(), float("inf"))) - 1
+    return index >= 0 and spans[index][0] <= match.start() < spans[index][1]
 
 
 def _position(doc: Document, offset: int) -> tuple[int, int]:

@@ -75,6 +75,10 @@ _TOKEN_PATTERNS = [
     (re.compile(r"[?&](?:access_token|api_key|apikey|token|secret|password|key)=[^&\s]+",
                 re.IGNORECASE), "a credential in a URL query"),
 ]
+# One pass over each value instead of one per pattern; the group name says which matched.
+_ANY_TOKEN = re.compile("|".join(f"(?P<p{i}>{pattern.pattern})" if not pattern.flags & re.I
+                                 else f"(?P<p{i}>(?i:{pattern.pattern}))"
+                                 for i, (pattern, _) in enumerate(_TOKEN_PATTERNS)))
 _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
                           r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
 _ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
@@ -97,10 +101,10 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
         requires = ["https://bot:hunter2@tools.example.com/mcp"]
     """
     for pointer, key, value in _strings(doc.data or {}, ""):
-        for pattern, what in _TOKEN_PATTERNS:
-            if pattern.search(value):
-                yield pointer, f"value looks like {what}; load secrets from the environment"
-                break
+        found = _ANY_TOKEN.search(value)
+        if found:
+            what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
+            yield pointer, f"value looks like {what}; load secrets from the environment"
         else:
             if key and _SECRET_KEYS.match(key) and value and not _ENV_REFERENCE.match(value):
                 yield pointer, (f"field {key!r} holds a literal secret; reference an "

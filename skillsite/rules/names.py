@@ -1,6 +1,7 @@
 """Rules about a skill's name."""
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from typing import Iterator
@@ -82,7 +83,7 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield "/name", (f"name {name!r} does not match the file name "
                             f"{path.name!r}; rename the file to {name}.skill.toml"), WARNING
         return
-    folder = path.absolute().parent.name
+    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
     if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", folder):
         yield "/name", (f"name {name!r} must match its folder name {folder!r}; rename one "
                         "of them")
