@@ -75,9 +75,9 @@ class _Reader:
             return self.string(i)
         number = _NUMBER.match(self.text, i)
         if number and number.end() > i:
-            literal = number.group()
+            digits = number.group()
             is_float = number.group(1) or number.group(2)
-            return (float(literal) if is_float else int(literal)), number.end()
+            return (float(digits) if is_float else int(digits)), number.end()
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, i):
                 return literal, i + len(word)

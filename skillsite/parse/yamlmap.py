@@ -117,6 +117,7 @@ class _Walker:
         if isinstance(node, yaml.SequenceNode):
             return [self.value(item, f"{pointer}/{i}", depth + 1)
                     for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
         return self.scalar(node)
 
     def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:

@@ -1,0 +1,17 @@
+"""The public API is typed; mypy keeps it honest (STYLE.md: types on the public API)."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+
+def test_mypy_passes_on_the_package() -> None:
+    pytest.importorskip("mypy")
+    done = subprocess.run([sys.executable, "-m", "mypy", "skillsite"], cwd=ROOT,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
