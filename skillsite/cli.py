@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Callable
 
 import click
 
@@ -132,7 +133,7 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
 class _progress:
     """A progress counter on standard error, shown only on a terminal."""
 
-    def __enter__(self):  # type: ignore[no-untyped-def]
+    def __enter__(self) -> Callable[[int], None]:
         self.count = 0
         self.live = sys.stderr.isatty() and not os.environ.get("CI")
         return self.step
