@@ -76,15 +76,22 @@ def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
                for pattern in exclude)
 
 
+#: A folder to walk: path as found, real path, real ancestors, reached through a symlink.
+_Folder = tuple[Path, Path, frozenset[Path], bool]
+
+
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
           sink: list[Flagged]) -> Iterator[Source]:
-    # A file reached twice (through a symlinked folder and directly) is checked once.
-    seen: set[Path] = set()
-    stack: list[tuple[Path, Path, frozenset[Path]]] = [(root, real_root, frozenset({real_root}))]
-    while stack:
-        folder, real_folder, ancestors = stack.pop()
+    # A file reached twice (through a symlinked folder and directly) is checked once, under
+    # its real path: whatever is reached through a symlink waits until the rest is walked.
+    seen: set[tuple[Path, str]] = set()
+    stack: list[_Folder] = [(root, real_root, frozenset({real_root}), False)]
+    linked: list[_Folder] = []
+    while stack or linked:
+        folder, real_folder, ancestors, via_link = stack.pop() if stack else linked.pop()
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
+            entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
+                             reverse=True)
         except OSError as exc:
             sink.append(Flagged(folder, Issue("unreadable-file", 1, 1,
                                               f"cannot list folder: {exc.strerror}")))
@@ -106,13 +113,23 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                         "symlink-loop", 1, 1,
                         "symlink points back into a folder that contains it; it was not followed")))
                 elif entry.name not in SKIPPED_DIRS:
-                    stack.append((path, real, ancestors | {real}))
+                    follows_link = via_link or entry.is_symlink()
+                    (linked if follows_link else stack).append(
+                        (path, real, ancestors | {real}, follows_link))
                 continue
             kind = kind_of(entry.name)
-            if kind and real not in seen:
-                seen.add(real)
+            if kind and not (real.is_file() if entry.is_symlink()
+                             else entry.is_file(follow_symlinks=False)):
+                # Opening a FIFO would block forever; a device could be read without end.
+                sink.append(Flagged(path, Issue("unreadable-file", 1, 1,
+                                                "not a regular file (a FIFO, socket or "
+                                                "device); it was not read")))
+                continue
+            # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
+            if kind and (real, kind) not in seen:
+                seen.add((real, kind))
                 files.append(Source(path, root, kind))
-        yield from reversed(files)
+        yield from sorted(files, key=lambda source: source.path.name)
 
 
 def _inside(link: Path, real_root: Path, sink: list[Flagged]) -> Path | None:

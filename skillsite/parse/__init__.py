@@ -79,8 +79,12 @@ def _read_text(path: Path, max_size: int, issues: list[Issue]) -> str | None:
 
 
 def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column of byte ``offset``; the column counts characters, as an
+    editor does (and as every other location does), not bytes, and skips a BOM."""
     line_start = raw.rfind(b"\n", 0, offset) + 1
-    return raw.count(b"\n", 0, offset) + 1, offset - line_start + 1
+    codec = "utf-8-sig" if line_start == 0 else "utf-8"
+    before = raw[line_start:offset].decode(codec, "replace")
+    return raw.count(b"\n", 0, offset) + 1, len(before) + 1
 
 
 def _read_markdown(doc: Document, text: str) -> None:

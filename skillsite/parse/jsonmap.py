@@ -76,8 +76,13 @@ class _Reader:
         number = _NUMBER.match(self.text, i)
         if number and number.end() > i:
             digits = number.group()
-            is_float = number.group(1) or number.group(2)
-            return (float(digits) if is_float else int(digits)), number.end()
+            if number.group(1) or number.group(2):
+                return float(digits), number.end()
+            try:
+                return int(digits), number.end()
+            except ValueError:  # past Python's int_max_str_digits
+                raise JsonSyntaxError(f"number of {len(digits)} digits is too long", i,
+                                      "too-complex") from None
         for word, literal in _LITERALS.items():
             if self.text.startswith(word, i):
                 return literal, i + len(word)

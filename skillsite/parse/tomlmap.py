@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import re
 import tomllib
+from typing import Any
 
 from skillsite.models import Issue, Position
+from skillsite.parse.limits import MAX_DEPTH
 from skillsite.parse.yamlmap import Loaded, escape_pointer_token
 
 _HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
@@ -27,6 +29,14 @@ def load(text: str) -> Loaded:
     except RecursionError:
         out.issues.append(Issue("too-complex", 1, 1, "TOML nests too deeply"))
         return out
+    except ValueError as exc:  # an integer past Python's int_max_str_digits
+        out.issues.append(Issue("too-complex", 1, 1, f"TOML value too large: {exc}"))
+        return out
+    if _too_deep(out.data):
+        out.data = None
+        out.issues.append(Issue("too-complex", 1, 1,
+                                f"TOML nests deeper than {MAX_DEPTH} levels"))
+        return out
     out.positions[""] = (1, 1)
     _map_positions(text, out)
     return out
@@ -40,6 +50,10 @@ def _syntax_issue(message: str, text: str) -> Issue:
         line, column = text.count("\n") + 1, 1
     plain = _WHERE.sub("", message).strip()
     if any(word in plain.lower() for word in ("overwrite", "duplicate", "twice")):
+        # tomllib points past the repeated value; the key starts the line.
+        lines = text.split("\n")
+        if 0 < line <= len(lines):
+            column = len(lines[line - 1]) - len(lines[line - 1].lstrip()) + 1
         return Issue("duplicate-key", line, column,
                      f"{plain}: a key or table is defined twice; keep only one")
     return Issue("toml-syntax", line, column, f"invalid TOML: {plain}")
@@ -64,6 +78,7 @@ def _map_positions(text: str, out: Loaded) -> None:
         header = _HEADER.match(line)
         if header:
             table = _pointer(_split_key(header.group(2)))
+            _map_parents(table, (number, 1), out)
             if header.group(1) == "[[":
                 index = array_counts.get(table, 0)
                 array_counts[table] = index + 1
@@ -76,6 +91,7 @@ def _map_positions(text: str, out: Loaded) -> None:
             continue
         pointer = table + _pointer(_split_key(key.group(1)))
         column = len(line) - len(line.lstrip()) + 1
+        _map_parents(pointer, (number, column), out)
         out.key_positions.setdefault(pointer, (number, column))
         value_column = key.end() + len(line[key.end():]) - len(line[key.end():].lstrip()) + 1
         out.positions.setdefault(pointer, (number, value_column))
@@ -83,6 +99,27 @@ def _map_positions(text: str, out: Loaded) -> None:
         for quote in ('"""', "'''"):
             if line.count(quote) % 2 == 1:
                 in_multiline = quote
+
+
+def _map_parents(pointer: str, where: Position, out: Loaded) -> None:
+    """Locate tables that ``[a.b]`` or ``a.b = 1`` define implicitly (here, ``/a``)."""
+    parts = pointer.split("/")
+    for end in range(2, len(parts)):
+        parent = "/".join(parts[:end])
+        out.positions.setdefault(parent, where)
+        out.key_positions.setdefault(parent, where)
+
+
+def _too_deep(data: Any) -> bool:
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            return True
+        children = value.values() if isinstance(value, dict) else (
+            value if isinstance(value, list) else ())
+        stack.extend((child, depth + 1) for child in children)
+    return False
 
 
 def _map_items(text: str, start: int, pointer: str, out: Loaded) -> None:

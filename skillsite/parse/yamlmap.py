@@ -22,6 +22,7 @@ _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _C_SAFE_NESTING = 200
 _LEADING = re.compile(r"^[ \-?]*", re.MULTILINE)
 _CORE_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)$")
+_CORE_HEX = re.compile(r"0x[0-9a-fA-F]+$")
 _CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
 _SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
                    ".nan": float("nan")}
@@ -129,6 +130,7 @@ class _Walker:
                                              "a mapping key must be a plain string"))
                 continue
             key = str(key_node.value)
+            self.scalar(key_node)  # warns on keys too: "on:" is True to a YAML 1.1 loader
             child = f"{pointer}/{escape_pointer_token(key)}"
             if key in first_seen:
                 self.out.issues.append(Issue(
@@ -152,9 +154,9 @@ class _Walker:
         if kind == "bool" and text.lower() in ("true", "false"):
             return text.lower() == "true"
         if kind == "int" and _CORE_INT.match(text):
-            return int(text)
-        if kind == "int" and text.lower().startswith(("0x", "0o")):
-            return int(text, 0)
+            return _decimal(text)
+        if kind == "int" and _CORE_HEX.match(text):
+            return int(text, 16)
         if kind == "float" and _CORE_FLOAT.match(text):
             return float(text)
         if kind == "float" and text.lower() in _SPECIAL_FLOATS:
@@ -169,3 +171,11 @@ class _Walker:
             "yaml-implicit-type", *self.at(node),
             f"YAML 1.1 loaders read {node.value!r} as {reading}, YAML 1.2 as a string; "
             f"skillsite keeps the string. Quote it (\"{node.value}\") to say which you mean"))
+
+
+def _decimal(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past Python's int_max_str_digits, a guard against slow parsing
+        raise _TooComplex(f"front matter holds a number of {len(text)} digits; "
+                          "quote it if it is meant as text") from None

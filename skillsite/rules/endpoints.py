@@ -43,7 +43,7 @@ def tool_endpoint_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     if (doc.data or {}).get("skill_type") != "tool":
         return
-    schemes = {urlsplit(url).scheme.lower() for _, url in _endpoints(doc)}
+    schemes = {_scheme(url) for _, url in _endpoints(doc)}
     if not schemes & set(ALLOWED_SCHEMES):
         where = "/requires" if "requires" in (doc.data or {}) else "/skill_type"
         yield where, ("a tool skill needs an endpoint in requires, such as "
@@ -57,7 +57,7 @@ def endpoint_scheme(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``https://``, which oxo-flow treats as invalid (``file://``, ``ftp://``, ``ws://``...).
     """
     for index, url in _endpoints(doc):
-        scheme = urlsplit(url).scheme.lower()
+        scheme = _scheme(url)
         if scheme not in ALLOWED_SCHEMES:
             yield f"/requires/{index}", (f"endpoint scheme {scheme + '://'!r} is not allowed; "
                                          "use mcp://, http:// or https://")
@@ -83,6 +83,13 @@ def endpoint_internal(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield f"/requires/{index}", (f"endpoint host {host!r} is in internal address "
                                          "space; use a public host or exempt it with "
                                          "allow-internal-endpoints")
+
+
+def _scheme(url: str) -> str:
+    try:
+        return urlsplit(url).scheme.lower()
+    except ValueError:  # a malformed host such as "[::1" still has a readable scheme
+        return url.partition("://")[0].strip().lower()
 
 
 def _is_internal(host: str) -> bool:

@@ -59,7 +59,9 @@ def args_schema_invalid(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``schema``, the JSON Schema ongrid validates the skill's arguments with, must itself be
     a valid JSON Schema (checked against its declared ``$schema`` meta-schema, or the
-    latest draft when it declares none).
+    latest draft when it declares none). Only the standard drafts are known; skillsite
+    never fetches a meta-schema or ``$ref`` over the network, so any other ``$schema``
+    cannot be checked and is reported.
 
     Failing example::
 
@@ -69,7 +71,8 @@ def args_schema_invalid(doc: Document, ctx: Context) -> Iterator[Finding]:
     if not isinstance(schema, dict):
         return
     try:
-        jsonschema_rs.meta.validate(schema)
+        # An empty registry turns off retrieval: a manifest must not make us fetch URLs.
+        jsonschema_rs.meta.validate(schema, registry=jsonschema_rs.Registry([]))
     except jsonschema_rs.ValidationError as exc:
         inner = "".join(f"/{p}" for p in exc.instance_path)
         yield f"/schema{inner}", f"args schema is not a valid JSON Schema: {exc.message}"

@@ -18,7 +18,9 @@ declare("invalid-utf8", ERROR, """
     Agent Skills files are UTF-8; save the file in that encoding.
 """)
 declare("unreadable-file", ERROR, """
-    A file or folder could not be read (permissions, or a path that does not exist).
+    A file or folder could not be read (permissions, or a path that does not exist), or a
+    path named like a skill file is not a regular file (a FIFO or device, which could block
+    or never end).
 """)
 declare("symlink-broken", ERROR, "A symlink in the corpus points at nothing.")
 declare("symlink-escape", ERROR, """
@@ -62,8 +64,9 @@ declare("duplicate-key", ERROR, """
 """)
 declare("too-complex", ERROR, """
     The front matter or manifest nests more than 64 levels deep, expands to more than
-    100,000 values through YAML aliases (an "alias bomb"), or its front matter is larger than
-    256 KiB. skillsite stops reading it rather than exhaust memory or time.
+    100,000 values through YAML aliases (an "alias bomb"), holds an integer of more than
+    4300 digits, or its front matter is larger than 256 KiB. skillsite stops reading it
+    rather than exhaust memory or time.
 """)
 declare("yaml-implicit-type", WARNING, """
     A plain YAML scalar means different things to YAML 1.1 and YAML 1.2 loaders.

@@ -1,0 +1,237 @@
+"""The corpus as a whole: discovery and symlinks, configuration, and resilience."""
+from __future__ import annotations
+
+import dataclasses
+import http.server
+import threading
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from conftest import Link, check, found, lint, page, skill_md, toml, write
+
+from skillsite.config import Config, parse_table
+from skillsite.discover import discover
+from skillsite.errors import ConfigError
+from skillsite.rules import RULES
+
+GOOD = {
+    "pdf/SKILL.md": skill_md("pdf"),
+    "xlsx/SKILL.md": skill_md("xlsx"),
+    "oxo/annotate.skill.toml": toml(),
+    "wiki/alpha.md": page("alpha"),
+}
+
+
+# -- one bad file among good ones --------------------------------------------------------
+
+@pytest.mark.parametrize("bad, rule", [
+    (b"---\nname: bad\x00\n---\n", "binary-file"),
+    (b"---\nname: caf\xe9\n---\n", "invalid-utf8"),
+    ("---\nname: [\n---\nBody\n", "yaml-syntax"),
+    ("---\nname: bad\n", "frontmatter-unclosed"),
+    ("---\n" + "x: &a [*a]\n" + "---\n", "too-complex"),
+])
+def test_one_bad_file_does_not_stop_the_others(tmp_path: Path, bad: str | bytes,
+                                                 rule: str) -> None:
+    result = check(write(tmp_path, {**GOOD, "bad/SKILL.md": bad}))
+    assert [p.rule for p in result.problems] == [rule]
+    assert (result.files, result.skills) == (5, 4)
+
+
+def test_a_crashing_rule_does_not_stop_the_others(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    def explode(*args: object) -> Iterator[tuple[Any, ...]]:
+        raise RuntimeError("boom")
+
+    rule = RULES["virtual-id-format"]
+    monkeypatch.setitem(RULES, rule.id, dataclasses.replace(rule, check=explode))
+    result = check(write(tmp_path, {**GOOD, "wiki/beta.md": page("beta", "id: nope\n")}))
+    assert found(result) == [("wiki/alpha.md", 1, 1, "internal-error"),
+                             ("wiki/beta.md", 1, 1, "internal-error")]
+    assert "virtual-id-format" in result.problems[0].message
+    assert (result.files, result.skills) == (5, 5)
+
+
+def test_a_clean_corpus(tmp_path: Path) -> None:
+    result = check(write(tmp_path, GOOD))
+    assert result.problems == []
+    assert result.summary() == {"files": 4, "skills": 4, "errors": 0, "warnings": 0}
+    assert result.success
+
+
+def test_markdown_pages_that_are_not_skills_are_not_counted(tmp_path: Path) -> None:
+    result = check(write(tmp_path, {**GOOD, "wiki/notes.md": "# Notes\n",
+                                    "pdf/references/guide.md": "# Guide\n"}))
+    assert (result.files, result.skills) == (4, 4)
+
+
+# -- symlinks ----------------------------------------------------------------------------
+
+def test_symlinked_skill_folder_is_checked_once(tmp_path: Path) -> None:
+    result = check(write(tmp_path, {"skills/pdf/SKILL.md": skill_md("pdf"),
+                                    "pdf": Link("skills/pdf"), "all": Link("skills")}))
+    assert found(result) == []
+    assert (result.files, result.skills) == (1, 1)
+
+
+def test_a_file_is_reported_under_its_real_path(tmp_path: Path) -> None:
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf"), "aaa": Link("pdf")})
+    assert [s.path for s in discover([tmp_path])] == [tmp_path / "pdf/SKILL.md"]
+
+
+def test_a_markdown_link_to_skill_md_does_not_hide_it(tmp_path: Path) -> None:
+    result = check(write(tmp_path, {"pdf/SKILL.md": skill_md("pdf", "owner: me\n"),
+                                    "pdf/notes.md": Link("SKILL.md")}))
+    assert found(result) == [("pdf/SKILL.md", 4, 1, "unknown-field")]
+    assert (result.files, result.skills) == (1, 1)
+
+
+def test_bad_symlinks_are_reported_and_the_rest_is_checked(tmp_path: Path) -> None:
+    result = check(write(tmp_path, {
+        **GOOD,
+        "../outside/SKILL.md": skill_md("outside"),
+        "escape": Link("../outside"),
+        "pdf/broken.md": Link("nowhere.md"),
+        "pdf/loop": Link(".."),
+    }))
+    assert found(result) == [("escape", 1, 1, "symlink-escape"),
+                             ("pdf/broken.md", 1, 1, "symlink-broken"),
+                             ("pdf/loop", 1, 1, "symlink-loop")]
+    assert result.skills == 4
+
+
+def test_skipped_folders_are_not_walked(tmp_path: Path) -> None:
+    result = check(write(tmp_path, {**GOOD, "node_modules/x/SKILL.md": skill_md("y"),
+                                    ".git/SKILL.md": ""}))
+    assert (result.files, result.skills) == (4, 4)
+
+
+def test_a_single_file_can_be_checked(tmp_path: Path) -> None:
+    write(tmp_path, {**GOOD, "bad/SKILL.md": skill_md("Bad")})
+    assert lint(tmp_path, {}, paths=["pdf/SKILL.md"]) == []
+    assert lint(tmp_path, {}, paths=["bad/SKILL.md"]) == [
+        ("bad/SKILL.md", 2, 7, "name-directory-mismatch"), ("bad/SKILL.md", 2, 7, "name-format")]
+
+
+# -- configuration -----------------------------------------------------------------------
+
+BAD = {"PDF/SKILL.md": skill_md("PDF", "x-owner: me\n", body="[g](guide.md)\n")}
+ALL = [("PDF/SKILL.md", 2, 7, "name-format", "error"),
+       ("PDF/SKILL.md", 4, 1, "unknown-field", "warning"),
+       ("PDF/SKILL.md", 6, 5, "broken-link", "warning")]
+
+
+def problems(root: Path, table: dict[str, Any]) -> list[tuple[str, int, int, str, str]]:
+    result = check(root, config=parse_table(table, "test"))
+    return [(p.path, p.line, p.column, p.rule, p.severity) for p in result.problems]
+
+
+def test_config_defaults(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, BAD), {}) == ALL
+
+
+def test_config_select(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, BAD), {"select": ["unknown-field", "broken-link"]}) == ALL[1:]
+
+
+def test_config_ignore(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, BAD), {"ignore": ["name-format"]}) == ALL[1:]
+
+
+def test_config_select_and_ignore(tmp_path: Path) -> None:
+    table = {"select": ["name-format", "unknown-field"], "ignore": ["name-format"]}
+    assert problems(write(tmp_path, BAD), table) == [ALL[1]]
+
+
+def test_config_severity_override(tmp_path: Path) -> None:
+    table = {"severity": {"name-format": "warning", "unknown-field": "error"}}
+    assert problems(write(tmp_path, BAD), table) == [
+        ("PDF/SKILL.md", 2, 7, "name-format", "warning"),
+        ("PDF/SKILL.md", 4, 1, "unknown-field", "error"),
+        ALL[2]]
+
+
+def test_config_severity_override_beats_a_rules_own_downgrade(tmp_path: Path) -> None:
+    write(tmp_path, {"pdf_tools/SKILL.md": skill_md("pdf_tools", "config_section: pdf\n")})
+    assert problems(tmp_path, {}) == [("pdf_tools/SKILL.md", 2, 7, "name-format", "warning")]
+    assert problems(tmp_path, {"severity": {"name-format": "error"}}) == [
+        ("pdf_tools/SKILL.md", 2, 7, "name-format", "error")]
+
+
+def test_config_allow_fields(tmp_path: Path) -> None:
+    assert problems(write(tmp_path, BAD), {"allow-fields": ["x-owner"]}) == [ALL[0], ALL[2]]
+
+
+def test_config_exclude(tmp_path: Path) -> None:
+    write(tmp_path, {**BAD, "pdf/SKILL.md": skill_md("pdf")})
+    result = check(tmp_path, config=parse_table({"exclude": ["PDF"]}, "test"))
+    assert (found(result), result.files) == ([], 1)
+
+
+def test_config_ignoring_a_corpus_rule(tmp_path: Path) -> None:
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf"), "oxo/pdf.skill.toml": toml("pdf")})
+    assert [p[3] for p in problems(tmp_path, {})] == ["duplicate-name"]
+    assert problems(tmp_path, {"ignore": ["duplicate-name"]}) == []
+
+
+@pytest.mark.parametrize("table", [
+    {"select": ["no-such-rule"]},
+    {"ignore": ["no-such-rule"]},
+    {"severity": {"name-format": "fatal"}},
+    {"severity": {"no-such-rule": "error"}},
+    {"max-file-size": 0},
+    {"unknown-setting": 1},
+    {"select": "name-format, unknown-field"},
+])
+def test_config_errors(table: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError):
+        parse_table(table, "test")
+
+
+def test_config_max_file_size(tmp_path: Path) -> None:
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf", body="x" * 2000)})
+    assert problems(tmp_path, {"max-file-size": 1000}) == [
+        ("pdf/SKILL.md", 1, 1, "file-too-large", "error")]
+    assert problems(tmp_path, {"max-file-size": 4000}) == []
+
+
+# -- untrusted input never reaches the network -------------------------------------------
+
+@pytest.fixture
+def http_server() -> Iterator[tuple[str, list[str]]]:
+    requests: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            requests.append(self.path)
+            body = b'{"type": "object"}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requests
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_args_schema_with_a_remote_meta_schema_is_not_fetched(
+        tmp_path: Path, http_server: tuple[str, list[str]]) -> None:
+    url, requests = http_server
+    manifest = ('{\n  "name": "x",\n  "description": "d",\n  "entry": "run.sh",\n'
+                f'  "schema": {{"$schema": "{url}/meta", "properties": {{"a": '
+                f'{{"$ref": "{url}/ref"}}}}}}\n}}\n')
+    result = check(write(tmp_path, {"x/skill.json": manifest, "x/run.sh": "#!/bin/sh\n"}))
+    assert found(result) == [("x/skill.json", 5, 13, "args-schema-invalid")]
+    assert "cannot be checked" in result.problems[0].message
+    assert requests == []

@@ -1,0 +1,509 @@
+"""Every rule, by example: a small corpus on disk and the exact problems it yields.
+
+Each case names the rule it exercises; passing examples (``expected=[]``) sit next to the
+failing ones. ``test_every_rule_has_a_case`` keeps the table complete as rules are added.
+Expected problems are ``(line, column, rule)`` in the case's first file, or
+``(path, line, column, rule)`` when a case spans several files.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from conftest import Content, Fifo, Link, check, found, page, skill_md, toml, write
+
+from skillsite.config import Config
+from skillsite.models import WARNING, Document
+from skillsite.rules import RULES, Rule
+from skillsite.rules.registry import DOCUMENT
+
+Expected = tuple[Any, ...]
+
+
+@dataclass
+class Case:
+    rule: str
+    id: str
+    files: dict[str, Content]
+    expected: list[Expected]
+    config: Config | None = None
+    paths: list[str] | None = None
+    #: When set, every problem of ``rule`` must have this severity.
+    severity: str | None = None
+    #: Extra set-up with pytest's monkeypatch (only internal-error needs one).
+    prepare: Callable[[pytest.MonkeyPatch], None] | None = None
+    marks: list[Any] = field(default_factory=list)
+
+    def located(self) -> list[tuple[str, int, int, str]]:
+        first = next(iter(self.files), "")
+        return [item if len(item) == 4 else (first, *item) for item in self.expected]
+
+
+OK = skill_md("pdf")
+TOOL = 'requires = ["mcp://tools.example.com:8443/annotate"]\n'
+
+
+def endpoint(url: str) -> str:
+    """A tool manifest whose one endpoint stands on line 6, column 3."""
+    return toml(fields=f'requires = [\n  "{url}",\n]\n', skill_type="tool")
+
+
+def manifest(entry: str = "run.sh", extra: str = "") -> str:
+    """A skill.json: name on line 2, entry on line 4 (value at column 12), ``extra`` after."""
+    return ('{\n  "name": "annotate",\n  "description": "Annotates variants.",\n'
+            f'  "entry": {json.dumps(entry)}{extra}\n}}\n')
+
+
+def alias_bomb() -> str:
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 10) + "]" for i in range(1, 10)]
+    return skill_md("pdf", "\n".join(levels) + "\n")
+
+
+def _crash(doc: Document, ctx: Any) -> Iterator[Any]:
+    raise ZeroDivisionError("boom")
+    yield  # pragma: no cover
+
+
+def crashing_rule(monkeypatch: pytest.MonkeyPatch) -> None:
+    rule = Rule("empty-body", "warning", DOCUMENT, ("skill-md",), "crashes", _crash)
+    monkeypatch.setitem(RULES, "empty-body", rule)
+
+
+CASES = [
+    # -- reading files -----------------------------------------------------------------
+    Case("file-too-large", "over-the-cap",
+         {"pdf/SKILL.md": skill_md("pdf", body="x" * 200)},
+         [(1, 1, "file-too-large")], config=Config(max_file_size=100)),
+    Case("file-too-large", "under-the-cap",
+         {"pdf/SKILL.md": skill_md("pdf", body="x" * 200)}, [],
+         config=Config(max_file_size=10_000)),
+    Case("empty-file", "zero-bytes", {"pdf/SKILL.md": ""}, [(1, 1, "empty-file")]),
+    Case("empty-file", "only-white-space", {"pdf/SKILL.md": "\n   \n\t\n"},
+         [(1, 1, "empty-file")]),
+    Case("binary-file", "nul-byte", {"pdf/SKILL.md": b"---\nname: pdf\x00\n---\n"},
+         [(2, 10, "binary-file")]),
+    # The column counts characters: "description: café " is 18 of them (19 bytes).
+    Case("invalid-utf8", "bad-byte-after-accent",
+         {"pdf/SKILL.md": "---\nname: pdf\ndescription: café ".encode() + b"\xff\n---\n"},
+         [(3, 19, "invalid-utf8")]),
+    Case("invalid-utf8", "latin-1-file",
+         {"pdf/SKILL.md": "---\nname: pdf\ndescription: Résumé\n---\n".encode("latin-1")},
+         [(3, 15, "invalid-utf8")]),
+    Case("unreadable-file", "path-does-not-exist", {"pdf/SKILL.md": OK},
+         [("missing", 1, 1, "unreadable-file")], paths=["missing"]),
+    Case("unreadable-file", "fifo-named-like-a-skill", {"pdf/SKILL.md": Fifo()},
+         [(1, 1, "unreadable-file")]),
+    # -- symlinks ------------------------------------------------------------------------
+    Case("symlink-broken", "dangling", {"pdf/SKILL.md": OK, "pdf/guide.md": Link("gone.md")},
+         [("pdf/guide.md", 1, 1, "symlink-broken")]),
+    Case("symlink-escape", "folder-outside-root",
+         {"pdf/SKILL.md": OK, "../outside/evil/SKILL.md": skill_md("evil"),
+          "evil": Link("../outside/evil")},
+         [("evil", 1, 1, "symlink-escape")]),
+    Case("symlink-escape", "file-outside-root",
+         {"pdf/SKILL.md": OK, "../secret.md": "secret\n", "pdf/notes.md": Link("../../secret.md")},
+         [("pdf/notes.md", 1, 1, "symlink-escape")]),
+    Case("symlink-loop", "points-at-an-ancestor", {"pdf/SKILL.md": OK, "pdf/up": Link("..")},
+         [("pdf/up", 1, 1, "symlink-loop")]),
+    Case("symlink-loop", "chain", {"pdf/SKILL.md": OK, "a": Link("b"), "b": Link("a")},
+         [("a", 1, 1, "symlink-loop"), ("b", 1, 1, "symlink-loop")]),
+    Case("symlink-loop", "link-inside-root-is-followed",
+         {"store/pdf/SKILL.md": OK, "skills/pdf": Link("../store/pdf")}, []),
+    # -- front matter --------------------------------------------------------------------
+    Case("frontmatter-missing", "plain-markdown", {"pdf/SKILL.md": "# PDF\n\nname: pdf\n"},
+         [(1, 1, "frontmatter-missing")]),
+    Case("frontmatter-missing", "fence-not-on-first-line",
+         {"pdf/SKILL.md": "\n" + OK}, [(1, 1, "frontmatter-missing")]),
+    Case("frontmatter-unclosed", "dashes-inside-a-value-do-not-close",
+         {"pdf/SKILL.md": "---\nname: pdf\ndescription: a---b\n\n# PDF\n"},
+         [(1, 1, "frontmatter-unclosed")]),
+    Case("frontmatter-unclosed", "closed-with-trailing-spaces",
+         {"pdf/SKILL.md": "---\nname: pdf\ndescription: a---b\n---   \nBody.\n"}, []),
+    Case("not-a-mapping", "yaml-list", {"pdf/SKILL.md": "---\n- name: pdf\n---\nBody.\n"},
+         [(2, 1, "not-a-mapping")]),
+    Case("not-a-mapping", "yaml-scalar", {"pdf/SKILL.md": "---\njust some words\n---\nBody.\n"},
+         [(2, 1, "not-a-mapping")]),
+    Case("not-a-mapping", "json-array", {"x/skill.json": '\n  ["name", "x"]\n'},
+         [(2, 3, "not-a-mapping")]),
+    # -- syntax --------------------------------------------------------------------------
+    Case("yaml-syntax", "tab-indentation",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n\towner: me\n")},
+         [(5, 1, "yaml-syntax")]),
+    Case("yaml-syntax", "unclosed-flow-sequence",
+         {"pdf/SKILL.md": skill_md("pdf", "tags: [a, b\nlicense: MIT\n")},
+         [(5, 8, "yaml-syntax")]),
+    Case("toml-syntax", "key-without-value", {"x/annotate.skill.toml": toml(fields="oops\n")},
+         [(5, 5, "toml-syntax")]),
+    Case("json-syntax", "missing-comma",
+         {"x/skill.json": '{\n  "name": "x",\n  "description": "d"\n  "entry": "r"\n}\n'},
+         [(4, 3, "json-syntax")]),
+    Case("json-syntax", "trailing-text", {"x/skill.json": '{}\n{}\n'}, [(2, 1, "json-syntax")]),
+    Case("duplicate-key", "yaml", {"pdf/SKILL.md": skill_md("pdf", "name: pdf\n")},
+         [(4, 1, "duplicate-key")]),
+    Case("duplicate-key", "yaml-nested",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  a: '1'\n  a: '2'\n")},
+         [(6, 3, "duplicate-key")]),
+    Case("duplicate-key", "json",
+         {"x/skill.json": manifest(extra=',\n  "name": "again"'), "x/run.sh": "#!/bin/sh\n"},
+         [(5, 3, "duplicate-key")]),
+    Case("duplicate-key", "toml-key", {"x/annotate.skill.toml": toml(fields='name = "b"\n')},
+         [(5, 1, "duplicate-key")]),
+    Case("duplicate-key", "toml-table",
+         {"x/annotate.skill.toml": toml(fields="[t]\na = 1\n[t]\nb = 2\n")},
+         [(7, 1, "duplicate-key")]),
+    Case("too-complex", "yaml-alias-bomb", {"pdf/SKILL.md": alias_bomb()},
+         [(2, 1, "too-complex")]),
+    Case("too-complex", "yaml-recursive-alias",
+         {"pdf/SKILL.md": skill_md("pdf", "loop: &a [*a]\n")}, [(2, 1, "too-complex")]),
+    Case("too-complex", "yaml-10000-deep-flow",
+         {"pdf/SKILL.md": skill_md("pdf", "m: " + "[" * 10_000 + "]" * 10_000 + "\n")},
+         [(2, 1, "too-complex")]),
+    Case("too-complex", "yaml-10000-deep-block",
+         {"pdf/SKILL.md": skill_md("pdf", "m:\n  " + "- " * 10_000 + "x\n")},
+         [(2, 1, "too-complex")]),
+    Case("too-complex", "yaml-64-deep-is-fine",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata: {a: " + "[" * 62 + "]" * 62 + "}\n")},
+         [(4, 15, "metadata-value-type")]),
+    Case("too-complex", "yaml-huge-integer",
+         {"pdf/SKILL.md": skill_md("pdf", "n: " + "9" * 5000 + "\n")},
+         [(2, 1, "too-complex")]),
+    Case("too-complex", "json-10000-deep",
+         {"x/skill.json": "[" * 10_000 + "]" * 10_000}, [(1, 66, "too-complex")]),
+    Case("too-complex", "json-huge-integer",
+         {"x/skill.json": '{"n": ' + "9" * 5000 + "}"}, [(1, 7, "too-complex")]),
+    Case("too-complex", "toml-10000-deep-arrays",
+         {"x/annotate.skill.toml": toml(fields="a = " + "[" * 10_000 + "]" * 10_000 + "\n")},
+         [(1, 1, "too-complex")]),
+    Case("too-complex", "toml-10000-deep-tables",
+         {"x/annotate.skill.toml": toml(fields="[" + ".".join(["t"] * 10_000) + "]\n")},
+         [(1, 1, "too-complex")]),
+    Case("too-complex", "toml-huge-integer",
+         {"x/annotate.skill.toml": toml(fields="n = " + "9" * 5000 + "\n")},
+         [(1, 1, "too-complex")]),
+    Case("yaml-implicit-type", "yes-no-on-off-and-a-date",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  a: yes\n  b: No\n  c: on\n"
+                                          "  d: OFF\n  e: 2024-01-01\n  f: 010\n  g: 1:30\n")},
+         [(5, 6, "yaml-implicit-type"), (6, 6, "yaml-implicit-type"),
+          (7, 6, "yaml-implicit-type"), (8, 6, "yaml-implicit-type"),
+          (9, 6, "yaml-implicit-type"), (10, 6, "yaml-implicit-type"),
+          (11, 6, "yaml-implicit-type")], severity=WARNING),
+    Case("yaml-implicit-type", "quoted-and-yaml-1.2-values",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  a: 'yes'\n  b: \"2024-01-01\"\n"
+                                          "allowed-tools: Read\nuser-invocable: true\n")}, []),
+    # -- required fields and schema ------------------------------------------------------
+    Case("required-field", "skill-md-without-description",
+         {"pdf/SKILL.md": "---\nname: pdf\n---\nBody.\n"}, [(2, 1, "required-field")]),
+    Case("required-field", "toml-without-skill-type",
+         {"x/annotate.skill.toml": 'name = "annotate"\nversion = "1.0.0"\ndescription = "d"\n'},
+         [(1, 1, "required-field")]),
+    Case("required-field", "json-without-entry",
+         {"x/skill.json": '{\n  "name": "x",\n  "description": "d"\n}\n'},
+         [(1, 1, "required-field")]),
+    Case("required-field", "virtual-without-name",
+         {"wiki/alpha.md": "---\ntype: skill\ntitle: Alpha\n---\nText.\n"},
+         [(2, 1, "required-field")]),
+    Case("field-type", "name-is-a-number",
+         {"pdf/SKILL.md": "---\nname: 123\ndescription: d\n---\nBody.\n"},
+         [(2, 7, "field-type")]),
+    Case("field-type", "description-is-empty",
+         {"pdf/SKILL.md": "---\nname: pdf\ndescription:\n---\nBody.\n"},
+         [(3, 13, "field-type")]),
+    Case("field-type", "json-timeout-is-a-string",
+         {"x/skill.json": manifest(extra=',\n  "timeout_seconds": "30"'), "x/run.sh": "x"},
+         [(5, 22, "field-type")]),
+    Case("field-type", "mini-a-capabilities-as-a-string",
+         {"wiki/alpha.md": page("alpha", "requires:\n  capabilities: network\n")},
+         [(5, 17, "field-type")]),
+    Case("field-type", "mini-a-capabilities-as-a-list",
+         {"wiki/alpha.md": page("alpha", "requires:\n  capabilities: [network]\n")}, []),
+    Case("invalid-value", "toml-skill-type",
+         {"x/annotate.skill.toml": toml(skill_type="other")}, [(4, 14, "invalid-value")]),
+    Case("invalid-value", "json-class",
+         {"x/skill.json": manifest(extra=',\n  "class": "evil"'), "x/run.sh": "x"},
+         [(5, 12, "invalid-value")]),
+    Case("invalid-value", "mini-a-risk", {"wiki/alpha.md": page("alpha", "risk: extreme\n")},
+         [(4, 7, "invalid-value")]),
+    Case("invalid-value", "mini-a-trust-level",
+         {"wiki/alpha.md": page("alpha", "trust:\n  level: godlike\n")},
+         [(5, 10, "invalid-value")]),
+    Case("invalid-value", "mini-a-known-values",
+         {"wiki/alpha.md": page("alpha", "risk: medium\ntrust:\n  level: community\n"
+                                         "  publisher: acme\n")}, []),
+    Case("invalid-value", "ongrid-tool-class",
+         {"pdf/SKILL.md": skill_md("pdf", "tools:\n  - name: t\n    class: nuke\n")},
+         [(6, 12, "invalid-value")]),
+    Case("schema-violation", "toml-empty-name",
+         {"x/annotate.skill.toml": toml(name="")}, [(1, 8, "schema-violation")]),
+    Case("schema-violation", "json-empty-entry",
+         {"x/skill.json": manifest(entry="")}, [(4, 12, "schema-violation")]),
+    Case("name-length", "65-characters",
+         {f"{'a' * 65}/SKILL.md": skill_md("a" * 65)}, [(2, 7, "name-length")]),
+    Case("name-length", "64-characters", {f"{'a' * 64}/SKILL.md": skill_md("a" * 64)}, []),
+    Case("name-length", "empty", {"pdf/SKILL.md": skill_md("''")}, [(2, 7, "name-length")]),
+    Case("description-length", "1025-characters",
+         {"pdf/SKILL.md": skill_md("pdf", description="d" * 1025)},
+         [(3, 14, "description-length")]),
+    Case("description-length", "1024-characters",
+         {"pdf/SKILL.md": skill_md("pdf", description="d" * 1024)}, []),
+    Case("description-length", "empty-string",
+         {"pdf/SKILL.md": skill_md("pdf", description="''")}, [(3, 14, "description-length")]),
+    Case("compatibility-length", "501-characters",
+         {"pdf/SKILL.md": skill_md("pdf", "compatibility: " + "c" * 501 + "\n")},
+         [(4, 16, "compatibility-length")]),
+    Case("compatibility-length", "empty",
+         {"pdf/SKILL.md": skill_md("pdf", "compatibility: ''\n")},
+         [(4, 16, "compatibility-length")]),
+    Case("compatibility-length", "500-characters",
+         {"pdf/SKILL.md": skill_md("pdf", "compatibility: " + "c" * 500 + "\n")}, []),
+    Case("allowed-tools-format", "yaml-list",
+         {"pdf/SKILL.md": skill_md("pdf", "allowed-tools:\n  - Read\n  - Bash\n")},
+         [(5, 3, "allowed-tools-format")], severity=WARNING),
+    Case("allowed-tools-format", "space-separated",
+         {"pdf/SKILL.md": skill_md("pdf", "allowed-tools: Bash(git:*) Read\n")}, []),
+    Case("version-format", "not-semver", {"x/annotate.skill.toml":
+                                          toml().replace('"1.0.0"', '"1.0"')},
+         [(2, 11, "version-format")], severity=WARNING),
+    Case("version-format", "semver-with-prerelease",
+         {"x/annotate.skill.toml": toml().replace('"1.0.0"', '"1.2.0-rc.1+build.5"')}, []),
+    # -- names ---------------------------------------------------------------------------
+    Case("name-format", "uppercase", {"PDF/SKILL.md": skill_md("PDF")}, [(2, 7, "name-format")]),
+    Case("name-format", "double-hyphen", {"a--b/SKILL.md": skill_md("a--b")},
+         [(2, 7, "name-format")]),
+    Case("name-format", "leading-hyphen", {"-pdf/SKILL.md": skill_md("-pdf")},
+         [(2, 7, "name-format")]),
+    Case("name-format", "trailing-hyphen", {"pdf-/SKILL.md": skill_md("pdf-")},
+         [(2, 7, "name-format")]),
+    Case("name-format", "underscore", {"pdf_tools/SKILL.md": skill_md("pdf_tools")},
+         [(2, 7, "name-format")], severity="error"),
+    Case("name-format", "ongrid-underscore-is-a-warning",
+         {"pdf_tools/SKILL.md": skill_md("pdf_tools", "activation:\n  mode: always\n")},
+         [(2, 7, "name-format")], severity=WARNING),
+    Case("name-format", "ongrid-leading-underscore-is-an-error",
+         {"_pdf/SKILL.md": skill_md("_pdf", "config_section: pdf\n")},
+         [(2, 7, "name-format")], severity="error"),
+    Case("name-format", "json-hyphen-and-uppercase",
+         {"x/skill.json": manifest().replace('"annotate"', '"My-Tool"'), "x/run.sh": "x"},
+         [(2, 11, "name-format")]),
+    Case("name-format", "json-underscore",
+         {"x/skill.json": manifest().replace('"annotate"', '"my_tool"'), "x/run.sh": "x"}, []),
+    Case("name-format", "digits-and-hyphens", {"pdf-2/SKILL.md": skill_md("pdf-2")}, []),
+    Case("name-directory-mismatch", "folder-differs", {"pdf-tools/SKILL.md": OK},
+         [(2, 7, "name-directory-mismatch")], severity="error"),
+    Case("name-directory-mismatch", "toml-file-name-is-a-warning",
+         {"x/other.skill.toml": toml()}, [(1, 8, "name-directory-mismatch")],
+         severity=WARNING),
+    Case("name-directory-mismatch", "matching-folder", {"pdf/SKILL.md": OK}, []),
+    Case("duplicate-name", "skill-md-and-toml",
+         {"pdf/SKILL.md": OK, "oxo/pdf.skill.toml": toml("pdf")},
+         [("pdf/SKILL.md", 2, 7, "duplicate-name")]),
+    Case("duplicate-name", "symlinked-skill-folder-is-one-skill",
+         {"skills/pdf/SKILL.md": OK, "pdf": Link("skills/pdf")}, []),
+    Case("duplicate-name", "alias-that-sorts-first-is-not-used",
+         {"pdf/SKILL.md": OK, "aaa": Link("pdf")}, []),
+    # -- fields --------------------------------------------------------------------------
+    Case("unknown-field", "unknown-key", {"pdf/SKILL.md": skill_md("pdf", "x-owner: me\n")},
+         [(4, 1, "unknown-field")], severity=WARNING),
+    Case("unknown-field", "allowed-by-config", {"pdf/SKILL.md": skill_md("pdf", "x-owner: me\n")},
+         [], config=Config(allow_fields=("x-owner",))),
+    Case("unknown-field", "claude-code-fields",
+         {"pdf/SKILL.md": skill_md("pdf", "argument-hint: '[file]'\n"
+                                          "disable-model-invocation: true\n"
+                                          "user-invocable: false\nmodel: sonnet\n"
+                                          "when_to_use: When a PDF form arrives.\n"
+                                          "license: MIT\nmetadata:\n  author: me\n")}, []),
+    Case("unknown-field", "toml-dotted-key",
+         {"x/annotate.skill.toml": toml(fields='tool.owner = "me"\n')},
+         [(5, 1, "unknown-field")]),
+    Case("unknown-field", "toml-implicit-table",
+         {"x/annotate.skill.toml": toml(fields='[extra.owner]\nname = "me"\n')},
+         [(5, 1, "unknown-field")]),
+    Case("metadata-value-type", "number-and-boolean",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  version: 1.0\n  ok: '1.0'\n"
+                                          "  flag: true\n")},
+         [(5, 12, "metadata-value-type"), (7, 9, "metadata-value-type")], severity=WARNING),
+    Case("metadata-value-type", "ongrid-nests-maps",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  ongrid:\n    scope: host\n")}, []),
+    Case("embedded-credential", "password-in-url",
+         {"x/annotate.skill.toml": endpoint("https://user:pass@tools.example.com/mcp")},
+         [(6, 3, "embedded-credential")]),
+    Case("embedded-credential", "token-in-query",
+         {"x/annotate.skill.toml": endpoint("https://tools.example.com/mcp?token=abc")},
+         [(6, 3, "embedded-credential")]),
+    Case("embedded-credential", "github-token",
+         {"x/annotate.skill.toml": toml(fields=TOOL + 'author = "ghp_' + "a" * 36 + '"\n',
+                                        skill_type="tool")},
+         [(6, 10, "embedded-credential")]),
+    Case("embedded-credential", "secret-named-field-with-a-literal",
+         {"x/annotate.skill.toml": toml(fields='[auth]\napi_key = "literal"\n')},
+         [(5, 1, "unknown-field"), (6, 11, "embedded-credential")]),
+    Case("embedded-credential", "secret-named-field-from-the-environment",
+         {"x/annotate.skill.toml": toml(fields='[auth]\napi_key = "${API_KEY}"\n'
+                                               'token = "$TOKEN"\n')},
+         [(5, 1, "unknown-field")]),
+    Case("embedded-credential", "front-matter",
+         {"pdf/SKILL.md": skill_md("pdf", "metadata:\n  password: hunter2\n")},
+         [(5, 13, "embedded-credential")]),
+    # -- oxo-flow endpoints --------------------------------------------------------------
+    Case("tool-endpoint-missing", "no-requires", {"x/annotate.skill.toml": toml(skill_type="tool")},
+         [(4, 14, "tool-endpoint-missing")]),
+    Case("tool-endpoint-missing", "requires-without-url",
+         {"x/annotate.skill.toml": toml(fields='requires = ["samtools"]\n', skill_type="tool")},
+         [(5, 12, "tool-endpoint-missing")]),
+    Case("tool-endpoint-missing", "mcp-endpoint",
+         {"x/annotate.skill.toml": toml(fields=TOOL, skill_type="tool")}, []),
+    Case("tool-endpoint-missing", "knowledge-skill-needs-none",
+         {"x/annotate.skill.toml": toml()}, []),
+    Case("endpoint-scheme", "ftp", {"x/annotate.skill.toml": endpoint("ftp://files.example.com/x")},
+         [(5, 12, "tool-endpoint-missing"), (6, 3, "endpoint-scheme")]),
+    Case("endpoint-scheme", "malformed-ipv6-host-does-not-crash",
+         {"x/annotate.skill.toml": endpoint("http://[::1")}, []),
+    Case("endpoint-scheme", "https", {"x/annotate.skill.toml":
+                                      endpoint("https://tools.example.com/mcp")}, []),
+    *[Case("endpoint-internal", url, {"x/annotate.skill.toml": endpoint(url)},
+           [(6, 3, "endpoint-internal")])
+      for url in ("mcp://127.0.0.1:9000", "http://10.1.2.3/x", "http://169.254.169.254/latest",
+                  "mcp://[::1]:8080", "http://100.64.1.1/", "http://198.18.0.1/",
+                  "mcp://localhost:9000", "mcp://foo.internal:9000", "http://2130706433/",
+                  "http://0x7f.1/", "http://printer.local/", "http://[::ffff:127.0.0.1]/",
+                  "http://[fd00::1]/", "http://[64:ff9b::a00:1]/", "http://LOCALHOST./")],
+    Case("endpoint-internal", "public-host",
+         {"x/annotate.skill.toml": endpoint("mcp://tools.example.com:8443/annotate")}, []),
+    Case("endpoint-internal", "public-address",
+         {"x/annotate.skill.toml": endpoint("https://8.8.8.8/")}, []),
+    Case("endpoint-internal", "exempted-by-config",
+         {"x/annotate.skill.toml": endpoint("mcp://mcp.corp.internal:9000")}, [],
+         config=Config(allow_internal_endpoints=("mcp.corp.internal",))),
+    # -- ongrid skill.json ---------------------------------------------------------------
+    Case("entry-missing", "no-such-file", {"x/skill.json": manifest()},
+         [(4, 12, "entry-missing")]),
+    Case("entry-missing", "present", {"x/skill.json": manifest(), "x/run.sh": "#!/bin/sh\n"}, []),
+    Case("entry-escapes-root", "dot-dot", {"x/skill.json": manifest("../../etc/passwd")},
+         [(4, 12, "entry-escapes-root")]),
+    Case("entry-escapes-root", "absolute", {"x/skill.json": manifest("/bin/sh")},
+         [(4, 12, "entry-escapes-root")]),
+    Case("entry-escapes-root", "symlink-out-of-the-root",
+         {"x/skill.json": manifest(), "../outside/run.sh": "#!/bin/sh\n",
+          "x/run.sh": Link("../../outside/run.sh")},
+         [("x/run.sh", 1, 1, "symlink-escape"), ("x/skill.json", 4, 12, "entry-escapes-root")]),
+    Case("entry-escapes-root", "dot-dot-that-stays-inside",
+         {"x/skill.json": manifest("../bin/run.sh"), "bin/run.sh": "#!/bin/sh\n"}, []),
+    Case("args-schema-invalid", "unknown-type",
+         {"x/skill.json": manifest(extra=',\n  "schema": {"type": "objekt"}'), "x/run.sh": "x"},
+         [(5, 22, "args-schema-invalid")]),
+    Case("args-schema-invalid", "valid-schema",
+         {"x/skill.json": manifest(extra=',\n  "schema": {"type": "object", "properties": '
+                                         '{"q": {"type": "string"}}}'), "x/run.sh": "x"}, []),
+    # -- body ----------------------------------------------------------------------------
+    Case("body-too-long", "501-lines", {"pdf/SKILL.md": skill_md("pdf", body="line\n" * 501)},
+         [(5, 1, "body-too-long")], severity=WARNING),
+    Case("body-too-long", "500-lines", {"pdf/SKILL.md": skill_md("pdf", body="line\n" * 500)}, []),
+    Case("body-too-long", "too-many-tokens",
+         {"pdf/SKILL.md": skill_md("pdf", body=("x" * 99 + "\n") * 201)},
+         [(5, 1, "body-too-long")]),
+    Case("empty-body", "front-matter-only", {"pdf/SKILL.md": skill_md("pdf", body="\n  \n")},
+         [(5, 1, "empty-body")], severity=WARNING),
+    Case("broken-link", "missing-target",
+         {"pdf/SKILL.md": skill_md("pdf", body="See [the guide](references/guide.md).\n")},
+         [(5, 17, "broken-link")], severity=WARNING),
+    Case("broken-link", "existing-target-with-anchor-and-title",
+         {"pdf/SKILL.md": skill_md("pdf", body='[g](references/guide.md#forms "Guide")\n'),
+          "pdf/references/guide.md": "# Guide\n"}, []),
+    Case("broken-link", "image-and-reference-definition",
+         {"pdf/SKILL.md": skill_md("pdf", body="![logo](assets/logo.png)\n\n"
+                                               "[guide]: references/guide.md\n")},
+         [(5, 9, "broken-link"), (7, 10, "broken-link")]),
+    Case("broken-link", "code-is-not-a-link",
+         {"pdf/SKILL.md": skill_md("pdf", body="```md\n[x](missing.md)\n```\n\n"
+                                               "~~~\n[y](missing.md)\n~~~\n\n"
+                                               "Use `[z](missing.md)` literally.\n")}, []),
+    Case("broken-link", "urls-anchors-and-mail-are-not-checked",
+         {"pdf/SKILL.md": skill_md("pdf", body="[a](https://example.com/x.md) [b](#usage)\n"
+                                               "[c](mailto:a@example.com) [d](//cdn.example.com)\n")},
+         []),
+    Case("broken-link", "percent-encoded",
+         {"pdf/SKILL.md": skill_md("pdf", body="[g](references/my%20guide.md)\n"),
+          "pdf/references/my guide.md": "# Guide\n"}, []),
+    Case("link-escapes-root", "into-a-sibling-skill",
+         {"pdf/SKILL.md": skill_md("pdf", body="Shared: [x](../other/x.md)\n"),
+          "other/x.md": "x\n"},
+         [("pdf/SKILL.md", 5, 13, "link-escapes-root")], severity=WARNING),
+    Case("link-escapes-root", "absolute-path",
+         {"pdf/SKILL.md": skill_md("pdf", body="[p](/etc/passwd)\n")},
+         [(5, 5, "link-escapes-root")]),
+    Case("reference-depth", "two-folders-deep",
+         {"pdf/SKILL.md": skill_md("pdf", body="[b](references/a/b.md)\n"),
+          "pdf/references/a/b.md": "b\n"},
+         [(5, 5, "reference-depth")], severity=WARNING),
+    Case("reference-depth", "one-folder-deep",
+         {"pdf/SKILL.md": skill_md("pdf", body="[b](references/b.md)\n"),
+          "pdf/references/b.md": "b\n"}, []),
+    # -- Mini-A pages --------------------------------------------------------------------
+    Case("virtual-id-format", "bare-id", {"wiki/alpha.md": page("alpha", "id: alpha\n")},
+         [(4, 5, "virtual-id-format")]),
+    Case("virtual-id-format", "another-skills-id",
+         {"wiki/alpha.md": page("alpha", "id: skill:beta\n")}, [(4, 5, "virtual-id-format")]),
+    Case("virtual-id-format", "skill-prefix-and-own-name",
+         {"wiki/alpha.md": page("alpha", "id: skill:alpha\n")}, []),
+    Case("virtual-id-format", "not-a-skill-page-is-not-checked",
+         {"wiki/notes.md": "---\ntitle: Notes\nname: Not A Skill\nid: whatever\n---\nText.\n"},
+         []),
+    Case("depends-on-unresolved", "unknown-skill-and-wiki-ref",
+         {"wiki/alpha.md": page("alpha", "depends_on:\n  - skill:beta\n  - wiki:runbook\n"
+                                         "  - gamma\n"),
+          "wiki/gamma.md": page("gamma")},
+         [("wiki/alpha.md", 5, 5, "depends-on-unresolved")]),
+    Case("depends-on-unresolved", "string-form", {"wiki/alpha.md": page("alpha", "dependsOn: nope\n")},
+         [(4, 12, "depends-on-unresolved")]),
+    Case("depends-on-unresolved", "resolves-to-a-skill-md",
+         {"wiki/alpha.md": page("alpha", "dependencies: [skill:pdf]\n"), "pdf/SKILL.md": OK}, []),
+    Case("depends-on-cycle", "two-cycle",
+         {"wiki/alpha.md": page("alpha", "depends_on: [skill:beta]\n"),
+          "wiki/beta.md": page("beta", "depends_on: [skill:alpha]\n")},
+         [("wiki/alpha.md", 4, 1, "depends-on-cycle")], severity=WARNING),
+    Case("depends-on-cycle", "three-cycle",
+         {"wiki/alpha.md": page("alpha", "depends_on: [beta]\n"),
+          "wiki/beta.md": page("beta", "depends_on: [gamma]\n"),
+          "wiki/gamma.md": page("gamma", "dependencies: [skill:alpha]\n")},
+         [("wiki/alpha.md", 4, 1, "depends-on-cycle")]),
+    Case("depends-on-cycle", "chain-without-cycle",
+         {"wiki/alpha.md": page("alpha", "depends_on: [beta]\n"),
+          "wiki/beta.md": page("beta", "depends_on: [gamma]\n"), "wiki/gamma.md": page("gamma")},
+         []),
+    # -- the safety net ------------------------------------------------------------------
+    Case("internal-error", "a-rule-that-crashes", {"pdf/SKILL.md": OK},
+         [(1, 1, "internal-error")], prepare=crashing_rule),
+]
+
+
+def _case_id(case: Case) -> str:
+    return f"{case.rule}:{case.id}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_rule(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if case.prepare:
+        case.prepare(monkeypatch)
+    root = tmp_path / "corpus"
+    root.mkdir()
+    result = check(write(root, case.files), config=case.config, paths=case.paths)
+    assert found(result) == case.located()
+    if case.severity:
+        assert {p.severity for p in result.problems if p.rule == case.rule} == {case.severity}
+
+
+def test_every_rule_has_a_case() -> None:
+    assert {case.rule for case in CASES} == set(RULES)
+
+
+def test_every_rule_has_a_failing_case() -> None:
+    failing = {case.rule for case in CASES if any(e[-1] == case.rule for e in case.expected)}
+    assert failing == set(RULES)
+
+
+def test_case_ids_are_unique() -> None:
+    ids = [_case_id(case) for case in CASES]
+    assert len(ids) == len(set(ids))
