@@ -5,7 +5,7 @@ import traceback
 from typing import Iterable
 
 from skillsite.models import Document, Problem
-from skillsite.rules import DOCUMENT, RULES
+from skillsite.rules import DOCUMENT, RULES, Rule
 from skillsite.rules.context import Context
 from skillsite.schema import violations
 
@@ -31,22 +31,28 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
 
 
 def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
-    kind = doc.source.kind
-    for rule_id, pointer, message in violations(kind, doc.data):
+    for rule_id, pointer, message in violations(doc.source.kind, doc.data):
         rule = RULES.get(rule_id) or RULES["schema-violation"]
         if rule.check is not None:
             continue  # a document rule owns this constraint and explains it better
-        where = doc.key_where(pointer) if rule.id == "unknown-field" else doc.where(pointer)
         field = pointer.rsplit("/", 1)[-1] or "document"
-        if rule.hint:
-            message = f"{field} {rule.hint}"
-            value = _value_at(doc.data, pointer)
-            if isinstance(value, str | int | float):
-                message += f" (found {len(value)} characters)" if (
-                    "characters" in rule.hint and isinstance(value, str)) else f" (found {value!r})"
-        else:
-            message = f"{field}: {message}"
-        yield make_problem(ctx, rule.id, path, where, message)
+        yield make_problem(ctx, rule.id, path, doc.where(pointer),
+                           _schema_message(rule, field, _value_at(doc.data, pointer), message))
+
+
+def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
+    """Say what is wrong in the user's terms rather than the validator's."""
+    if rule.id == "required-field":
+        return f"required field {field!r} is missing"
+    if value is None and rule.id == "field-type":
+        return f"{field} is empty; give it a value or remove the line"
+    if not rule.hint:
+        return f"{field}: {message}"
+    if isinstance(value, str) and "characters" in rule.hint:
+        return f"{field} {rule.hint} (found {len(value)} characters)"
+    if isinstance(value, str | int | float):
+        return f"{field} {rule.hint} (found {value!r})"
+    return f"{field} {rule.hint}"
 
 
 def _value_at(data: object, pointer: str) -> object:

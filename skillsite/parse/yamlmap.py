@@ -169,8 +169,9 @@ class _Walker:
                    "float": "a number"}.get(kind, kind)
         self.out.issues.append(Issue(
             "yaml-implicit-type", *self.at(node),
-            f"YAML 1.1 loaders read {node.value!r} as {reading}, YAML 1.2 as a string; "
-            f"skillsite keeps the string. Quote it (\"{node.value}\") to say which you mean"))
+            f"loaders disagree on {node.value!r}: YAML 1.1 reads it as {reading}, YAML 1.2 "
+            f"does not; skillsite keeps the text. Quote it (\"{node.value}\") so every "
+            "loader reads the same value"))
 
 
 def _decimal(text: str) -> int:

@@ -77,7 +77,9 @@ def endpoint_internal(doc: Document, ctx: Context) -> Iterator[Finding]:
     for index, url in _endpoints(doc):
         try:
             host = (urlsplit(url).hostname or "").rstrip(".").lower()
-        except ValueError:
+        except ValueError:  # fail closed: a host that cannot be read cannot be cleared
+            yield f"/requires/{index}", (f"endpoint {url!r} is not a valid URL, so its host "
+                                         "cannot be checked; fix the URL")
             continue
         if host and host not in ctx.config.allow_internal_endpoints and _is_internal(host):
             yield f"/requires/{index}", (f"endpoint host {host!r} is in internal address "

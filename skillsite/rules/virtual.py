@@ -30,6 +30,7 @@ def virtual_id_format(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     page_id, name = data["id"], text_field(doc, "name")
     expected = f"skill:{name}" if name else "skill:<name>"
-    wrong = page_id != expected if name else not str(page_id).startswith("skill:")
-    if not isinstance(page_id, str) or wrong:
+    if not isinstance(page_id, str):
+        return  # field-type reports it
+    if page_id != expected if name else not page_id.startswith("skill:"):
         yield "/id", f"id {page_id!r} must be {expected!r}"

@@ -359,8 +359,8 @@ CASES = [
          {"x/annotate.skill.toml": toml()}, []),
     Case("endpoint-scheme", "ftp", {"x/annotate.skill.toml": endpoint("ftp://files.example.com/x")},
          [(5, 12, "tool-endpoint-missing"), (6, 3, "endpoint-scheme")]),
-    Case("endpoint-scheme", "malformed-ipv6-host-does-not-crash",
-         {"x/annotate.skill.toml": endpoint("http://[::1")}, []),
+    Case("endpoint-internal", "malformed-host-fails-closed",
+         {"x/annotate.skill.toml": endpoint("http://[::1")}, [(6, 3, "endpoint-internal")]),
     Case("endpoint-scheme", "https", {"x/annotate.skill.toml":
                                       endpoint("https://tools.example.com/mcp")}, []),
     *[Case("endpoint-internal", url, {"x/annotate.skill.toml": endpoint(url)},
@@ -442,6 +442,8 @@ CASES = [
          {"pdf/SKILL.md": skill_md("pdf", body="[b](references/b.md)\n"),
           "pdf/references/b.md": "b\n"}, []),
     # -- Mini-A pages --------------------------------------------------------------------
+    Case("virtual-id-format", "numeric-id-is-reported-once-as-a-type-error",
+         {"wiki/alpha.md": page("alpha", "id: 5\n")}, [(4, 5, "field-type")]),
     Case("virtual-id-format", "bare-id", {"wiki/alpha.md": page("alpha", "id: alpha\n")},
          [(4, 5, "virtual-id-format")]),
     Case("virtual-id-format", "another-skills-id",

@@ -1,0 +1,317 @@
+"""Benchmark ``skillsite check`` against ``skills-ref`` on a synthetic corpus.
+
+Usage::
+
+    python bench/bench_check.py [--count 10000] [--memory-count 100000] [--corpus DIR]
+                                [--repeat 3] [--seed 1] [--profile]
+
+Figures (see bench/README.md):
+
+  A  skills-ref ``validate()`` in-process, on every skill folder under ``skills/``
+     (SKILL.md only: skills-ref reads no other format).
+  B  ``skillsite.check([skills/], jobs=1)`` in-process, the same folder.
+  C  ``skillsite.check([corpus], jobs=1)`` in-process, the whole corpus.
+  R  B / A in skills per second (target >= 5x).
+  D  CLI ``skillsite check CORPUS --jobs 1`` vs ``--jobs 2`` wall time, median of
+     ``--repeat`` (5) interleaved runs after one warm-up of each (target >= 1.7x).
+  M  Peak RSS of a fresh process running the CLI on a ``--memory-count`` corpus,
+     ``--jobs 1`` and ``--jobs 2`` (parent and largest worker separately;
+     target < 500 MB per process).
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import io
+import json
+import os
+import platform
+import pstats
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from generate import SKILLS_DIR, generate  # noqa: E402
+
+TARGET_RATIO = 5.0
+TARGET_PARALLEL = 1.7
+TARGET_RSS_MB = 500.0
+
+# Runs the skillsite CLI in this (fresh) process, then writes its own peak RSS (the
+# skillsite parent) and that of its largest waited-for child (a worker) to a file.
+_RSS_WRAPPER = r"""
+import atexit, json, resource, sys
+out = sys.argv.pop(1)
+def report():
+    self_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    kids_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with open(out, "w") as handle:
+        json.dump({"parent_kb": self_kb, "children_kb": kids_kb}, handle)
+atexit.register(report)
+from skillsite.cli import main
+main(prog_name="skillsite")
+"""
+
+
+def log(message: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+def warm(root: Path) -> tuple[int, int]:
+    """Read every file once so that all runs find it in the page cache."""
+    files = size = 0
+    for folder, _dirs, names in os.walk(root):
+        for name in names:
+            with open(os.path.join(folder, name), "rb") as handle:
+                size += len(handle.read())
+            files += 1
+    return files, size
+
+
+def make_corpus(given: Path | None, count: int, seed: int, tmp: Path, label: str) -> Path:
+    if given is not None:
+        if not (given / SKILLS_DIR).is_dir():
+            sys.exit(f"{given} has no {SKILLS_DIR}/ folder; make it with bench/generate.py")
+        log(f"{label}: reusing {given}")
+        return given
+    out = tmp / label
+    start = time.perf_counter()
+    stats = generate(out, count, seed)
+    log(f"{label}: generated {stats.total} skills ({stats.skill_md} SKILL.md, "
+        f"{stats.skill_md_bad} bad; {stats.files} files) in "
+        f"{time.perf_counter() - start:.1f} s")
+    return out
+
+
+def skill_dirs(corpus: Path) -> list[Path]:
+    return sorted(p for p in (corpus / SKILLS_DIR).iterdir() if (p / "SKILL.md").is_file())
+
+
+def bench_skills_ref(dirs: list[Path]) -> dict:
+    from skills_ref.validator import validate
+    validate(dirs[0])  # imports and first-call costs outside the timing
+    gc.collect()
+    start = time.perf_counter()
+    failing = sum(1 for d in dirs if validate(d))
+    seconds = time.perf_counter() - start
+    return {"skills": len(dirs), "seconds": seconds, "rate": len(dirs) / seconds,
+            "failing": failing}
+
+
+def bench_skillsite(path: Path, warm_up: Path) -> dict:
+    import skillsite
+    skillsite.check([warm_up], jobs=1, base=warm_up)  # lazy imports, schema compilation
+    gc.collect()
+    start = time.perf_counter()
+    result = skillsite.check([path], jobs=1, base=path)
+    seconds = time.perf_counter() - start
+    return {"skills": result.skills, "files": result.files, "seconds": seconds,
+            "rate": result.skills / seconds, "problems": len(result.problems),
+            "summary": result.summary()}
+
+
+def cli_command() -> list[str]:
+    exe = shutil.which("skillsite")
+    return [exe] if exe else [sys.executable, "-m", "skillsite"]
+
+
+def run_cli(corpus: Path, jobs: int) -> float:
+    command = cli_command() + ["check", ".", "--jobs", str(jobs), "--format", "json"]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=corpus, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.exit(f"{' '.join(command)} failed ({proc.returncode}):\n{proc.stderr}")
+    return seconds
+
+
+def bench_parallel(corpus: Path, repeat: int) -> dict:
+    run_cli(corpus, 1)  # warm-up: bytecode, imports, page cache
+    run_cli(corpus, 2)
+    times: dict[int, list[float]] = {1: [], 2: []}
+    for _ in range(repeat):
+        for jobs in (1, 2):
+            times[jobs].append(run_cli(corpus, jobs))
+    j1, j2 = statistics.median(times[1]), statistics.median(times[2])
+    return {"jobs1": j1, "jobs2": j2, "ratio": j1 / j2, "runs": times}
+
+
+def measure_rss(corpus: Path, jobs: int, tmp: Path) -> dict:
+    out = tmp / f"rss-{jobs}.json"
+    command = [sys.executable, "-c", _RSS_WRAPPER, str(out), "check", ".", "--jobs",
+               str(jobs), "--format", "json"]
+    start = time.perf_counter()
+    proc = subprocess.run(command, cwd=corpus, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True)
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1) or not out.exists():
+        sys.exit(f"memory run --jobs {jobs} failed ({proc.returncode}):\n{proc.stderr}")
+    usage = json.loads(out.read_text())
+    # Linux reports ru_maxrss in KiB.
+    return {"parent_mb": usage["parent_kb"] / 1024, "children_mb": usage["children_kb"] / 1024,
+            "seconds": seconds}
+
+
+def profile(path: Path, top: int = 15) -> str:
+    """Top ``top`` cumulative entries from skillsite code for ``check([path], jobs=1)``."""
+    import skillsite
+    profiler = cProfile.Profile()
+    profiler.enable()
+    skillsite.check([path], jobs=1, base=path)
+    profiler.disable()
+    stream = io.StringIO()
+    stats = pstats.Stats(profiler, stream=stream)
+    stats.sort_stats("cumulative").print_stats(r"skillsite[/\\]", top)
+    return stream.getvalue()
+
+
+def verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="skillsite check benchmark")
+    parser.add_argument("--count", type=int, default=10000,
+                        help="skills in the speed corpus (default 10000)")
+    parser.add_argument("--memory-count", type=int, default=100000,
+                        help="skills in the memory corpus; 0 skips memory (default 100000)")
+    parser.add_argument("--corpus", type=Path, help="reuse this corpus for speed figures")
+    parser.add_argument("--memory-corpus", type=Path, help="reuse this corpus for memory")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=5,
+                        help="timed CLI runs per --jobs value (median is reported)")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print a cProfile of skillsite.check([skills/], jobs=1), the "
+                             "SKILL.md subset of figure B")
+    parser.add_argument("--keep", action="store_true", help="keep generated corpora")
+    args = parser.parse_args(argv)
+
+    tmp = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
+    try:
+        return run(args, tmp)
+    finally:
+        if args.keep:
+            log(f"kept corpora in {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, tmp: Path) -> int:
+    import skillsite
+    total_start = time.perf_counter()
+    corpus = make_corpus(args.corpus, args.count, args.seed, tmp, "corpus").resolve()
+    subset = corpus / SKILLS_DIR
+    files, size = warm(corpus)
+    log(f"warmed {files} files ({size / 2**20:.0f} MiB)")
+    dirs = skill_dirs(corpus)
+
+    log(f"A: skills-ref validate() on {len(dirs)} SKILL.md folders")
+    ref = bench_skills_ref(dirs)
+    log(f"B: skillsite.check([{SKILLS_DIR}/], jobs=1)")
+    sub = bench_skillsite(subset, dirs[0])
+    log("C: skillsite.check([corpus], jobs=1)")
+    whole = bench_skillsite(corpus, dirs[0])
+    ratio = sub["rate"] / ref["rate"]
+    prof = profile(subset) if args.profile else None
+    log(f"D: CLI --jobs 1 vs --jobs 2, {args.repeat} runs each")
+    par = bench_parallel(corpus, args.repeat)
+
+    mem = None
+    if args.memory_count or args.memory_corpus:
+        if args.corpus is not None and args.memory_corpus is None and \
+                args.memory_count == args.count:
+            mem_corpus = corpus
+        else:
+            mem_corpus = make_corpus(args.memory_corpus, args.memory_count, args.seed, tmp,
+                                     "memory-corpus").resolve()
+        if mem_corpus != corpus:
+            shutil.rmtree(tmp / "corpus", ignore_errors=True)  # free the disk early
+        mem_files, _ = warm(mem_corpus)
+        mem_skills = sum(1 for _ in (mem_corpus / SKILLS_DIR).iterdir())
+        log(f"M: peak RSS on {mem_corpus.name} ({mem_files} files), --jobs 1 and --jobs 2")
+        mem = {"corpus": mem_corpus, "files": mem_files, "skill_dirs": mem_skills,
+               1: measure_rss(mem_corpus, 1, tmp), 2: measure_rss(mem_corpus, 2, tmp)}
+
+    # ------------------------------------------------------------------ report
+    rows: list[tuple[str, str, str, str]] = []
+    rows.append(("A  skills-ref validate(), in-process, SKILL.md subset",
+                 f"{ref['rate']:,.0f} skills/s ({ref['skills']} in {ref['seconds']:.2f} s)",
+                 "", ""))
+    rows.append(("B  skillsite.check(jobs=1), in-process, same SKILL.md subset",
+                 f"{sub['rate']:,.0f} skills/s ({sub['skills']} in {sub['seconds']:.2f} s)",
+                 "", ""))
+    rows.append(("C  skillsite.check(jobs=1), in-process, whole corpus",
+                 f"{whole['rate']:,.0f} skills/s ({whole['skills']} in "
+                 f"{whole['seconds']:.2f} s)", "", ""))
+    rows.append(("R  speed ratio B / A (skillsite vs skills-ref)", f"{ratio:.2f}x",
+                 f">= {TARGET_RATIO:g}x", verdict(ratio >= TARGET_RATIO)))
+    rows.append(("D1 CLI check --jobs 1, whole corpus, median wall",
+                 f"{par['jobs1']:.2f} s ({whole['skills'] / par['jobs1']:,.0f} skills/s)",
+                 "", ""))
+    rows.append(("D2 CLI check --jobs 2, whole corpus, median wall",
+                 f"{par['jobs2']:.2f} s ({whole['skills'] / par['jobs2']:,.0f} skills/s)",
+                 "", ""))
+    rows.append(("D  parallel speed-up D1 / D2", f"{par['ratio']:.2f}x",
+                 f">= {TARGET_PARALLEL:g}x", verdict(par["ratio"] >= TARGET_PARALLEL)))
+    if mem:
+        m1, m2 = mem[1], mem[2]
+        rows.append((f"M1 peak RSS, CLI --jobs 1 ({mem_label(mem)})",
+                     f"{m1['parent_mb']:.0f} MB (run {m1['seconds']:.1f} s)",
+                     f"< {TARGET_RSS_MB:g} MB", verdict(m1["parent_mb"] < TARGET_RSS_MB)))
+        rows.append(("M2 peak RSS, CLI --jobs 2: parent process",
+                     f"{m2['parent_mb']:.0f} MB (run {m2['seconds']:.1f} s)",
+                     f"< {TARGET_RSS_MB:g} MB", verdict(m2["parent_mb"] < TARGET_RSS_MB)))
+        rows.append(("M2 peak RSS, CLI --jobs 2: largest worker",
+                     f"{m2['children_mb']:.0f} MB", f"< {TARGET_RSS_MB:g} MB",
+                     verdict(m2["children_mb"] < TARGET_RSS_MB)))
+        rows.append(("M2 upper bound parent + 2 x worker (shared pages counted twice)",
+                     f"{m2['parent_mb'] + 2 * m2['children_mb']:.0f} MB", "", ""))
+    else:
+        rows.append(("M  peak RSS", "skipped (--memory-count 0)", "", ""))
+
+    width = max(len(r[0]) for r in rows)
+    vwidth = max(len(r[1]) for r in rows)
+    print()
+    print(f"skillsite {skillsite.__version__} check benchmark -- Python "
+          f"{platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print(f"corpus: {whole['skills']} skills / {whole['files']} checked files "
+          f"(generate.py --count {args.count} --seed {args.seed}"
+          f"{', reused ' + str(args.corpus) if args.corpus else ''}); "
+          f"SKILL.md subset: {len(dirs)} folders under {SKILLS_DIR}/")
+    print("skills-ref reads SKILL.md only, so A, B and R are measured on the SKILL.md "
+          f"subset ({SKILLS_DIR}/), the same files for both.")
+    print()
+    print(f"{'figure':<{width}}  {'measured':<{vwidth}}  {'target':<8}  result")
+    print(f"{'-' * width}  {'-' * vwidth}  {'-' * 8}  ------")
+    for name, value, target, result in rows:
+        print(f"{name:<{width}}  {value:<{vwidth}}  {target:<8}  {result}")
+    print()
+    print(f"skills-ref flagged {ref['failing']} of {ref['skills']} folders; skillsite on the "
+          f"subset: {sub['summary']}")
+    print(f"skillsite on the whole corpus: {whole['summary']}")
+    runs = "; ".join(f"--jobs {j}: " + ", ".join(f"{t:.2f}" for t in par["runs"][j])
+                     for j in (1, 2))
+    print(f"CLI runs (s): {runs}")
+    print(f"total benchmark time {time.perf_counter() - total_start:.0f} s")
+    if prof:
+        print(f"\ncProfile of skillsite.check([{SKILLS_DIR}/], jobs=1), top 15 cumulative "
+              "(skillsite code only):")
+        print(prof)
+    return 0
+
+
+def mem_label(mem: dict) -> str:
+    return f"{mem['files']} files, {mem['skill_dirs']} SKILL.md folders"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
