@@ -99,7 +99,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         files: list[Source] = []
         for entry in entries:
             path = Path(entry.path)
-            if _excluded(path.relative_to(root).as_posix(), entry.name, exclude):
+            if exclude and _excluded(path.relative_to(root).as_posix(), entry.name, exclude):
                 continue
             real = real_folder / entry.name
             if entry.is_symlink():
