@@ -10,12 +10,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from skillsite.config import Config
 from skillsite.discover import Flagged, discover
 from skillsite.lint import lint_document, make_problem
-from skillsite.models import CheckResult, Problem, Source
+from skillsite.models import CheckResult, Document, Problem, Source
 from skillsite.parse import read
 from skillsite.rules import CORPUS, RULES
 from skillsite.rules.context import Context
@@ -32,6 +32,11 @@ class FileResult:
     problems: list[Problem]
     record: SkillRecord | None
     is_skill: bool
+    #: What ``extract`` made of the document (the build's SkillEntry), if asked.
+    extracted: Any = None
+
+
+Extract = Callable[[Document], Any]
 
 
 def display_path(path: Path, base: Path) -> str:
@@ -43,8 +48,13 @@ def display_path(path: Path, base: Path) -> str:
     return absolute.replace(os.sep, "/")
 
 
-def check_file(source: Source, ctx: Context, base: Path) -> FileResult | None:
-    """Read and lint one file; None when a Markdown page is not a skill."""
+def check_file(source: Source, ctx: Context, base: Path,
+               extract: Extract | None = None) -> FileResult | None:
+    """Read and lint one file; None when a Markdown page is not a skill.
+
+    ``extract``, when given, is applied to every document that parsed into a mapping and
+    its result is kept on the :class:`FileResult`.
+    """
     path = display_path(source.path, base)
     try:
         doc = read(source, max_size=ctx.config.max_file_size)
@@ -52,7 +62,8 @@ def check_file(source: Source, ctx: Context, base: Path) -> FileResult | None:
             return None
         problems = lint_document(doc, ctx, path)
         record = record_of(doc, path) if doc.data is not None else None
-        return FileResult(path, problems, record, doc.data is not None)
+        extracted = extract(doc) if extract and doc.data is not None else None
+        return FileResult(path, problems, record, doc.data is not None, extracted)
     except Exception as exc:  # one bad file never stops the corpus
         problem = make_problem(ctx, "internal-error", path, (1, 1),
                                f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
@@ -60,18 +71,18 @@ def check_file(source: Source, ctx: Context, base: Path) -> FileResult | None:
         return FileResult(path, [problem] if problem else [], None, False)
 
 
-_worker_state: tuple[Context, Path] | None = None
+_worker_state: tuple[Context, Path, Extract | None] | None = None
 
 
-def _init_worker(ctx: Context, base: Path) -> None:
+def _init_worker(ctx: Context, base: Path, extract: Extract | None) -> None:
     global _worker_state
-    _worker_state = (ctx, base)
+    _worker_state = (ctx, base, extract)
 
 
 def _check_chunk(sources: list[Source]) -> list[FileResult | None]:
     assert _worker_state is not None
-    ctx, base = _worker_state
-    return [check_file(source, ctx, base) for source in sources]
+    ctx, base, extract = _worker_state
+    return [check_file(source, ctx, base, extract) for source in sources]
 
 
 def _chunks(items: list[Source]) -> Iterator[list[Source]]:
@@ -79,15 +90,17 @@ def _chunks(items: list[Source]) -> Iterator[list[Source]]:
         yield items[start:start + _CHUNK]
 
 
-def _check_all(sources: list[Source], ctx: Context, base: Path, jobs: int,
-               progress: Callable[[int], None]) -> Iterator[FileResult | None]:
+def check_files(sources: list[Source], ctx: Context, base: Path, jobs: int,
+                progress: Callable[[int], None] = lambda n: None,
+                extract: Extract | None = None) -> Iterator[FileResult | None]:
+    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes."""
     if jobs <= 1 or len(sources) < 2 * _CHUNK:
         for source in sources:
-            yield check_file(source, ctx, base)
+            yield check_file(source, ctx, base, extract)
             progress(1)
         return
     with ProcessPoolExecutor(jobs, mp_context=get_context(), initializer=_init_worker,
-                             initargs=(ctx, base)) as pool:
+                             initargs=(ctx, base, extract)) as pool:
         for results in pool.map(_check_chunk, _chunks(sources)):
             yield from results
             progress(len(results))
@@ -116,7 +129,7 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
     problems: list[Problem] = []
     records: list[SkillRecord] = []
     files = skills = 0
-    for result in _check_all(sources, ctx, base, resolve_jobs(jobs, len(sources)), progress):
+    for result in check_files(sources, ctx, base, resolve_jobs(jobs, len(sources)), progress):
         if result is None:
             continue
         files += 1
@@ -132,7 +145,7 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
                                    (flag.issue.line, flag.issue.column), flag.issue.message)
             problems += [problem] if problem else []
             files += 1
-    problems += _corpus_problems(records, ctx)
+    problems += corpus_problems(records, ctx)
     return CheckResult(sorted(problems), files, skills)
 
 
@@ -142,7 +155,7 @@ def _selected(path: str, base: Path, only: set[Path]) -> bool:
                                    for changed in only if absolute.name == "SKILL.md")
 
 
-def _corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
+def corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
     found: list[Problem] = []
     for rule in RULES.values():
         if rule.scope != CORPUS or rule.check is None or not ctx.config.enabled(rule.id):

@@ -77,6 +77,7 @@ class Document:
     positions: dict[str, Position] = field(default_factory=dict)
     key_positions: dict[str, Position] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
+    sha256: str = ""
     #: Values several rules derive from the document, computed once (see ``memo``).
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

@@ -5,6 +5,7 @@ the document, located as precisely as the format allows.
 """
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from skillsite.discover import CANDIDATE
@@ -23,7 +24,7 @@ def read(source: Source, *, max_size: int = DEFAULT_MAX_SIZE) -> Document | None
             return None
         source = Source(source.path, source.root, "virtual")
     doc = Document(source, None)
-    text = _read_text(source.path, max_size, doc.issues)
+    text = _read_text(doc, max_size)
     if text is None:
         return doc
     if source.kind == "skill-toml":
@@ -50,13 +51,15 @@ def _is_virtual_skill(path: Path) -> bool:
     return frontmatter.looks_like_virtual_skill(head.decode("utf-8", "replace"))
 
 
-def _read_text(path: Path, max_size: int, issues: list[Issue]) -> str | None:
+def _read_text(doc: Document, max_size: int) -> str | None:
+    issues = doc.issues
     try:
-        with open(path, "rb") as handle:
+        with open(doc.source.path, "rb") as handle:
             raw = handle.read(max_size + 1)
     except OSError as exc:
         issues.append(Issue("unreadable-file", 1, 1, f"cannot read file: {exc.strerror}"))
         return None
+    doc.sha256 = hashlib.sha256(raw).hexdigest()
     if len(raw) > max_size:
         issues.append(Issue("file-too-large", 1, 1,
                             f"file is larger than the {max_size}-byte cap; shrink it or "

@@ -1,0 +1,176 @@
+"""What the build keeps of each skill: a :class:`SkillEntry` made from its document.
+
+Every format is brought to one shape. ``.skill.toml`` ``prompt_additions`` become the body;
+a ``skill.json`` gets a body written from its description, args schema, class and entry.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillsite.links import local_links
+from skillsite.models import Document
+from skillsite.rules.corpus import DEPENDENCY_KEYS, resolve_reference
+from skillsite.sections import Section, split_sections
+
+MAX_SUPPORTING_FILES = 500
+
+
+@dataclass(frozen=True)
+class SkillEntry:
+    name: str
+    description: str
+    format: str
+    path: str                      # the skill's file, relative to the corpus root
+    sha256: str                    # of the skill's file
+    tags: tuple[str, ...] = ()
+    version: str | None = None
+    depends_on: tuple[str, ...] = ()
+    title: str = ""
+    intents: tuple[str, ...] = ()
+    applies_to: tuple[str, ...] = ()
+    compatibility: str = ""
+    sections: tuple[Section, ...] = ()
+    files: tuple[str, ...] = ()    # supporting files, relative to the corpus root
+    links: tuple[str, ...] = ()    # local link targets inside the corpus, relative to it
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def headings(self) -> tuple[str, ...]:
+        return tuple(s.heading for s in self.sections if s.heading)
+
+    @property
+    def body(self) -> str:
+        return "\n\n".join(s.text for s in self.sections)
+
+
+def entry_of(doc: Document) -> SkillEntry:
+    """The entry for a parsed document whose data is a mapping with a name."""
+    data = doc.data or {}
+    root = os.path.abspath(doc.source.root)
+    kind = doc.source.kind
+    body, first_line = _body(doc)
+    return SkillEntry(
+        name=str(data["name"]),
+        description=_text(data.get("description")),
+        format=kind,
+        path=_relative(os.path.abspath(doc.source.path), root),
+        sha256=doc.sha256,
+        tags=_strings(data.get("tags") or data.get("domains")
+                      or ([data["category"]] if kind == "skill-json" and "category" in data
+                          else None)),
+        version=_version(data),
+        depends_on=_depends_on(data) if kind == "virtual" else (),
+        title=_text(data.get("title")) or _first_heading(body) or str(data["name"]),
+        intents=_strings(data.get("intents", data.get("intent"))),
+        applies_to=_strings(data.get("applies_to", data.get("appliesTo"))),
+        compatibility=_compatibility(data.get("compatibility")),
+        sections=tuple(split_sections(body, first_line=first_line)),
+        files=_supporting_files(doc, root),
+        links=tuple(sorted({_relative(path, root) for _, _, path in local_links(doc)
+                            if path and _inside(path, root)})),
+        metadata=plain(data),
+    )
+
+
+def _body(doc: Document) -> tuple[str, int]:
+    data = doc.data or {}
+    if doc.source.kind == "skill-toml":
+        additions = [a for a in data.get("prompt_additions") or [] if isinstance(a, str)]
+        return "\n\n".join(additions), 1
+    if doc.source.kind == "skill-json":
+        return _manifest_body(data), 1
+    return doc.body, doc.body_line
+
+
+def _manifest_body(data: dict[str, Any]) -> str:
+    parts = [f"# {data.get('name')}", "", _text(data.get("description"))]
+    if isinstance(data.get("schema"), dict):
+        parts += ["", "## Arguments", "", "```json",
+                  json.dumps(data["schema"], indent=2, sort_keys=True), "```"]
+    parts += ["", "## Execution", "",
+              f"- class: {data.get('class', 'safe')}",
+              f"- entry: {data.get('entry')}",
+              f"- timeout: {data.get('timeout_seconds') or 30} s"]
+    if data.get("env_allow"):
+        parts.append(f"- environment: {', '.join(map(str, data['env_allow']))}")
+    return "\n".join(parts)
+
+
+def _supporting_files(doc: Document, root: str) -> tuple[str, ...]:
+    """Files beside a SKILL.md or skill.json, never following links out of the root."""
+    if doc.source.kind not in ("skill-md", "skill-json"):
+        return ()
+    folder = os.path.abspath(doc.source.path.parent)
+    found: list[str] = []
+    for current, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = os.path.join(current, name)
+            if path != os.path.abspath(doc.source.path) and _inside(os.path.realpath(path), root):
+                found.append(_relative(path, root))
+            if len(found) >= MAX_SUPPORTING_FILES:
+                return tuple(found)
+    return tuple(found)
+
+
+def plain(value: Any) -> Any:
+    """``value`` with anything JSON cannot hold (TOML dates) turned into text."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return value
+
+
+def _depends_on(data: dict[str, Any]) -> tuple[str, ...]:
+    refs: list[str] = []
+    for key in DEPENDENCY_KEYS:
+        refs += _strings(data.get(key))
+    return tuple(name for ref in refs if (name := resolve_reference(ref)) is not None)
+
+
+def _version(data: dict[str, Any]) -> str | None:
+    version = data.get("version")
+    metadata = data.get("metadata")
+    if version is None and isinstance(metadata, dict):
+        version = metadata.get("version")
+    return None if version is None or isinstance(version, (dict, list)) else str(version)
+
+
+def _compatibility(value: Any) -> str:
+    if isinstance(value, (dict, list)):
+        return json.dumps(plain(value), sort_keys=True)
+    return _text(value)
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        return ()
+    return tuple(str(v) for v in value if isinstance(v, (str, int, float)))
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _first_heading(body: str) -> str:
+    for section in split_sections(body):
+        if section.level == 1:
+            return section.heading
+    return ""
+
+
+def _relative(path: str, root: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
