@@ -33,6 +33,7 @@ def main() -> None:
 
     \b
     Examples:
+      skillsite build                       corpus/ -> dist/ (catalog, graph, index, content)
       skillsite check                       lint everything under the current folder
       skillsite check corpus --format sarif -o skillsite.sarif
       skillsite rules                       list every rule with its ID and severity
@@ -146,6 +147,99 @@ class _progress:
     def __exit__(self, *exc: object) -> None:
         if self.live and self.count >= 500:
             click.echo("\r" + " " * 30 + "\r", nl=False, err=True)
+
+
+@main.command()
+@click.argument("corpus", required=False, default="corpus",
+                type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--out", default="dist", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the artifacts. Replaced atomically; the previous build is "
+                   "reused for files that did not change. Example: -o public/skills")
+@click.option("--index", "backend", type=click.Choice(("tantivy", "whoosh")),
+              default="tantivy", show_default=True,
+              help="Search index engine. tantivy is much faster; whoosh is pure Python. "
+                   "Example: --index whoosh")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1, dist/ untouched) if any skill has an error, instead of "
+                   "leaving those skills out.")
+@click.option("--clean", is_flag=True,
+              help="Ignore the previous build and rebuild everything.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Worker processes for parsing. 0 picks automatically. Example: --jobs 2")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Configuration file (default: the nearest skillsite.toml, or "
+                   "pyproject.toml with [tool.skillsite]).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
+def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs: int,
+          config_path: Path | None, quiet: bool) -> None:
+    """Build the catalog, skill graph, search index and content store into DIST.
+
+    CORPUS defaults to ./corpus and the output to ./dist. Every skill is linted first;
+    skills with errors are reported and left out (use --strict to fail instead), and the
+    rest are written to:
+
+    \b
+      manifest.json   format version, counts, index backend, sha256 of every file
+      catalog.json    the compact listing (name, description, format, path, tags, ...)
+      graph.json      skills and tags, with link / depends_on / tag edges
+      content.sqlite  each skill's sections, metadata and supporting files
+      index/          the prebuilt search index
+
+    \b
+    Examples:
+      skillsite build                        corpus/ -> dist/
+      skillsite build skills -o public/skills --jobs 2
+      skillsite build --strict --index whoosh
+
+    Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
+    """
+    from skillsite.build import build as run_build
+    from skillsite.check import display_path
+    from skillsite.config import load_config
+    from skillsite.models import CheckResult, Problem
+    from skillsite.report import render
+    from skillsite.rules import RULES
+
+    config = load_config(config_path)
+    with _BuildProgress() as progress:
+        result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
+                           strict=strict, incremental=not clean, progress=progress)
+    cwd = Path.cwd()
+    shown = [Problem(display_path(corpus / p.path, cwd), p.line, p.column, p.rule,
+                     p.severity, p.message) for p in result.problems
+             if not quiet or p.severity == "error"]
+    if shown:
+        report = render("text", CheckResult(shown, result.files, result.skills), rules=RULES)
+        click.echo(report.rsplit("\n\n", 1)[0], err=True)
+    formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
+    left_out = f", {len(result.excluded)} left out because of errors" if result.excluded else ""
+    click.echo(f"Built {display_path(result.dist, cwd)}/ in {result.seconds:.1f} s: "
+               f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
+               f"{result.rechecked} of {result.files} files checked"
+               f"{' (incremental)' if result.incremental else ''}.")
+
+
+class _BuildProgress:
+    """A progress bar on standard error while files are checked, only on a terminal."""
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        self.shown = False
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if not self.live or total < 200:
+            return
+        width = 30
+        filled = width * done // max(total, 1)
+        click.echo(f"\rchecking [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+                   nl=False, err=True)
+        self.shown = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)
 
 
 @main.command()

@@ -106,14 +106,14 @@ def depends_on_cycle(records: list[SkillRecord], ctx: Context) -> Iterator[Corpu
     edges = {r.name: [t for ref, _ in r.depends_on
                       if (t := resolve_reference(ref)) in by_name]
              for r in records if r.name and r.depends_on}
-    for cycle in _cycles(edges):
+    for cycle in find_cycles(edges):
         start = min((by_name[n] for n in cycle), key=lambda r: r.path)
         order = cycle[cycle.index(start.name):] + cycle[:cycle.index(start.name)]
         chain = " -> ".join([*order, order[0]])
         yield start.path, start.depends_at, f"dependency cycle: {chain}"
 
 
-def _cycles(edges: dict[Any, list[Any]]) -> Iterator[list[Any]]:
+def find_cycles(edges: dict[Any, list[Any]]) -> Iterator[list[Any]]:
     """Each elementary cycle found by depth-first search, once per set of members."""
     seen_sets: set[frozenset[Any]] = set()
     state: dict[Any, int] = {}

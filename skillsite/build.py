@@ -1,0 +1,258 @@
+"""``skillsite build``: turn a corpus into a self-contained, queryable ``dist/``.
+
+The pipeline: lint every skill (reusing the previous build's results for files that did
+not change), leave out the skills with errors, then write the catalog, the graph, the
+content store and the search index into a temporary folder and swap it in. The rendered
+site is a later stage; it will read the same entries (see ``write_artifacts``).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from skillsite import __version__
+from skillsite.buildcache import (BuildCache, Cached, Extracted, extract, fingerprint_config,
+                                  load_cache, problem_rows, problems_of, save_cache,
+                                  stat_key, still_valid)
+from skillsite.catalog import write_catalog
+from skillsite.check import check_files, corpus_problems, display_path, resolve_jobs
+from skillsite.config import Config
+from skillsite.content import ContentStore
+from skillsite.discover import Flagged, discover
+from skillsite.dist import (ARTIFACT_VERSION, BuildLock, copy_previous, read_manifest,
+                            swap_in, temp_dir, write_manifest)
+from skillsite.entries import SkillEntry
+from skillsite.errors import SkillsiteError
+from skillsite.graph import write_graph
+from skillsite.index import BACKENDS, DEFAULT_BACKEND, IndexDoc
+from skillsite.lint import make_problem
+from skillsite.models import ERROR, Problem, Source
+from skillsite.rules.context import Context
+from skillsite.rules.corpus import SkillRecord
+
+Progress = Callable[[int, int], None]
+
+
+class BuildFailed(SkillsiteError):
+    """``--strict`` found errors; ``dist/`` was left as it was."""
+
+    exit_code = 1
+
+
+@dataclass
+class BuildResult:
+    dist: Path
+    problems: list[Problem]          # paths relative to the corpus root
+    files: int
+    skills: int
+    included: int
+    excluded: list[str]              # paths of skills left out because of errors
+    rechecked: int                   # files read and linted this time (the rest came cached)
+    incremental: bool
+    backend: str
+    seconds: float
+    formats: dict[str, int] = field(default_factory=dict)
+
+
+def index_doc(entry: SkillEntry) -> IndexDoc:
+    return IndexDoc(name=entry.name, title=entry.title, description=entry.description,
+                    tags=entry.tags, intents=entry.intents, applies_to=entry.applies_to,
+                    compatibility=entry.compatibility, headings=entry.headings,
+                    body=entry.body)
+
+
+def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
+          config: Config | None = None, jobs: int | None = None,
+          backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
+          progress: Progress = lambda done, total: None) -> BuildResult:
+    """Build ``out`` from ``corpus``; see the module docstring."""
+    started = time.monotonic()
+    if not corpus.is_dir():
+        raise SkillsiteError(f"corpus folder {corpus} does not exist; pass the folder that "
+                             "holds your skills, e.g. `skillsite build skills/`")
+    if backend not in BACKENDS:
+        raise SkillsiteError(f"unknown index backend {backend!r}; choose one of "
+                             f"{', '.join(sorted(BACKENDS))}")
+    ctx = Context(config or Config())
+    root = Path(os.path.abspath(corpus))
+    out = Path(os.path.abspath(out))
+    _refuse_foreign_folder(out)
+    with BuildLock(out):
+        config_key = fingerprint_config(ctx.config, backend)
+        previous = _reusable(out, backend) if incremental else False
+        old = load_cache(out, config_key) if previous else BuildCache()
+        flagged: list[Flagged] = []
+        sources = list(discover([root], exclude=ctx.config.exclude, flagged=flagged))
+        cache, fresh = _lint(sources, old, ctx, root, jobs, progress)
+        problems = _all_problems(cache, flagged, ctx, root)
+        errored = {p.path for p in problems if p.severity == ERROR}
+        if strict and errored:
+            raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
+                              f"{out} was not changed")
+        included = _included(cache, errored)
+        work = temp_dir(out)
+        try:
+            incremental_write = previous and bool(old.included)
+            if incremental_write:
+                copy_previous(out, work, link=("index",) if backend == "tantivy" else ())
+            cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
+                              for c in included.values()}
+            _write_stores(work, sources, included, fresh, old if incremental_write
+                          else BuildCache(), cache, ctx, root, backend)
+            write_catalog([c.catalog for c in included.values() if c.catalog], work /
+                          "catalog.json")
+            write_graph([c.graph for c in included.values() if c.graph], work / "graph.json")
+            save_cache(work, config_key, cache)
+            formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
+            write_manifest(work, _manifest_fields(formats, backend, cache, problems))
+            swap_in(work, out)
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    files = sum(1 for c in cache.files.values() if c.found) + len(flagged)
+    return BuildResult(out, problems, files, sum(1 for c in cache.files.values() if c.is_skill),
+                       len(included), sorted(p for p in errored if p in cache.files
+                                             and cache.files[p].catalog),
+                       len(fresh), incremental_write, backend,
+                       time.monotonic() - started, dict(sorted(formats.items())))
+
+
+def _refuse_foreign_folder(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir())
+                                               and read_manifest(out) is None)):
+        raise SkillsiteError(f"{out} exists and is not a skillsite dist/ (it has no "
+                             "manifest.json); refusing to replace it. Choose another "
+                             "folder with -o, or remove it first")
+
+
+def _reusable(out: Path, backend: str) -> bool:
+    manifest = read_manifest(out)
+    return bool(manifest and str(manifest.get("artifact_version", "")).split(".")[0]
+                == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
+
+
+def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
+          jobs: int | None, progress: Progress) -> tuple[BuildCache, dict[str, SkillEntry]]:
+    """Lint what changed, reuse the rest; return the new cache and the fresh entries."""
+    cache = BuildCache()
+    stale: list[tuple[str, Source]] = []
+    for source in sources:
+        key = display_path(source.path, root)
+        cached = old.files.get(key)
+        if cached is not None and still_valid(cached, source.path):
+            cache.files[key] = cached
+        else:
+            stale.append((key, source))
+    fresh: dict[str, SkillEntry] = {}
+    total = len(stale)
+    progress(0, total)
+    results = check_files([s for _, s in stale], ctx, root, resolve_jobs(jobs, total),
+                          lambda n: None, extract)
+    for done, ((key, source), result) in enumerate(zip(stale, results), start=1):
+        cache.files[key] = _cached(result, source)
+        if result is not None and result.extracted is not None and result.extracted.entry:
+            fresh[key] = result.extracted.entry
+        if done % 100 == 0 or done == total:
+            progress(done, total)
+    return cache, fresh
+
+
+def _cached(result: Any, source: Source) -> Cached:
+    stat = stat_key(source.path) if os.path.lexists(source.path) else [0, 0, 0]
+    if result is None:
+        return Cached(stat, [], None, False, found=False)
+    extracted: Extracted | None = result.extracted
+    entry = extracted.entry if extracted else None
+    from skillsite.catalog import catalog_entry
+    from skillsite.graph import graph_input
+    return Cached(stat, problem_rows(result.problems),
+                  vars(result.record) if result.record else None, result.is_skill,
+                  extracted.deps if extracted else [],
+                  catalog_entry(entry) if entry else None,
+                  graph_input(entry) if entry else None,
+                  extracted.fingerprint if extracted else None)
+
+
+def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
+                  root: Path) -> list[Problem]:
+    problems = [p for key, c in cache.files.items() for p in problems_of(key, c.problems)]
+    for flag in flagged:
+        problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
+                               (flag.issue.line, flag.issue.column), flag.issue.message)
+        problems += [problem] if problem else []
+    records = [SkillRecord(**_record_fields(c.record)) for c in cache.files.values()
+               if c.record]
+    return sorted(problems + corpus_problems(records, ctx))
+
+
+def _record_fields(record: dict[str, Any]) -> dict[str, Any]:
+    """A SkillRecord's fields back from JSON, where tuples became lists."""
+    fields = dict(record)
+    fields["name_at"] = tuple(fields["name_at"])
+    fields["depends_at"] = tuple(fields["depends_at"])
+    fields["depends_on"] = tuple((ref, tuple(at)) for ref, at in fields["depends_on"])
+    return fields
+
+
+def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
+    """Skills without errors, by path; on a name clash (duplicate-name switched off) the
+    first path wins."""
+    chosen: dict[str, Cached] = {}
+    names: set[str] = set()
+    for key in sorted(cache.files):
+        cached = cache.files[key]
+        if cached.catalog and key not in errored and cached.catalog["name"] not in names:
+            names.add(cached.catalog["name"])
+            chosen[key] = cached
+    return chosen
+
+
+def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached],
+                  fresh: dict[str, SkillEntry], old: BuildCache, cache: BuildCache,
+                  ctx: Context, root: Path, backend: str) -> None:
+    """Bring the content store and the search index from ``old`` to ``cache.included``."""
+    wanted = cache.included
+    removed = [n for n, fp in old.included.items() if wanted.get(n) != fp]
+    added = {key: c for key, c in included.items()
+             if old.included.get(c.catalog["name"]) != c.fingerprint}  # type: ignore[index]
+    entries = _entries_for(added, fresh, sources, ctx, root)
+    engine = BACKENDS[backend]
+    with ContentStore(work / "content.sqlite", write=True) as store, \
+            (engine.update(work / "index") if old.included
+             else engine.create(work / "index")) as writer:
+        for name in removed:
+            store.delete(name)
+            writer.delete(name)
+        for entry in entries:
+            store.put(entry)
+            writer.add(index_doc(entry))
+
+
+def _entries_for(added: dict[str, Cached], fresh: dict[str, SkillEntry],
+                 sources: list[Source], ctx: Context, root: Path) -> list[SkillEntry]:
+    """Full entries for the skills to (re)write; those not read this time are read now."""
+    missing = [s for s in sources if display_path(s.path, root) in added
+               and display_path(s.path, root) not in fresh]
+    for result in check_files(missing, ctx, root, 1, extract=extract):
+        if result is not None and result.extracted and result.extracted.entry:
+            fresh[result.path] = result.extracted.entry
+    return [fresh[key] for key in sorted(added) if key in fresh]
+
+
+def _manifest_fields(formats: Counter[str], backend: str, cache: BuildCache,
+                     problems: list[Problem]) -> dict[str, Any]:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    built = time.gmtime(int(epoch) if epoch and epoch.isdigit() else time.time())
+    return {
+        "skillsite_version": __version__,
+        "build_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", built),
+        "index_backend": backend,
+        "counts": {"skills": sum(formats.values()), "formats": dict(sorted(formats.items())),
+                   "errors": sum(p.severity == ERROR for p in problems),
+                   "warnings": sum(p.severity != ERROR for p in problems)},
+    }

@@ -1,0 +1,145 @@
+"""The incremental build's memory: what each file produced, and what that depended on.
+
+A cached result is reused only while the file's size, mtime and inode are unchanged and
+every dependency it recorded (link targets, the skill folder's listing) still looks the
+same; everything else is checked again. The cache lives in ``dist/build-cache.json`` so it
+always matches the artifacts beside it, and deleting it just makes the next build clean.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillsite import __version__
+from skillsite.config import Config
+from skillsite.entries import SkillEntry, entry_of
+from skillsite.models import Document, Problem
+from skillsite.schema import SCHEMA_DIR
+
+CACHE_FILE = "build-cache.json"
+CACHE_VERSION = 1
+
+Dependency = tuple[str, Any]  # (absolute path, observed state)
+
+
+@dataclass
+class Cached:
+    """One file's result, as stored: enough to rebuild the catalog and graph without it."""
+
+    stat: list[int]
+    problems: list[list[Any]]
+    record: dict[str, Any] | None
+    is_skill: bool
+    deps: list[Dependency] = field(default_factory=list)
+    catalog: dict[str, Any] | None = None
+    graph: dict[str, Any] | None = None
+    fingerprint: str | None = None
+    #: False for a Markdown page that turned out not to be a skill.
+    found: bool = True
+
+
+def fingerprint_config(config: Config, backend: str) -> str:
+    """Changes to any of these invalidate every cached result."""
+    schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
+    blob = repr((__version__, CACHE_VERSION, config, backend, schemas)).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def stat_key(path: Path) -> list[int]:
+    info = os.stat(path)
+    return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def dependency_state(path: str) -> Any:
+    """What a dependency looks like now: a folder's mtime, or whether a file exists."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns if os.path.isdir(path) else True
+
+
+def still_valid(cached: Cached | None, path: Path) -> bool:
+    if cached is None:
+        return False
+    try:
+        if stat_key(path) != cached.stat:
+            return False
+    except OSError:
+        return False
+    return all(dependency_state(dep) == state for dep, state in cached.deps)
+
+
+@dataclass(frozen=True)
+class Extracted:
+    """What a build worker makes of one document, besides its problems."""
+
+    entry: SkillEntry | None
+    deps: list[Dependency]
+    fingerprint: str | None
+
+
+def extract(doc: Document) -> Extracted:
+    """The build's extractor for :func:`skillsite.check.check_files` (runs in workers)."""
+    if not isinstance((doc.data or {}).get("name"), str):
+        return Extracted(None, [], None)
+    entry = entry_of(doc)
+    root = os.path.abspath(doc.source.root)
+    watched = [os.path.join(root, link) for link in entry.links]
+    if doc.source.kind in ("skill-md", "skill-json"):
+        folder = os.path.abspath(doc.source.path.parent)
+        for current, dirs, _ in os.walk(folder):  # the listing decides the supporting files
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            watched.append(current)
+        entry_field = (doc.data or {}).get("entry")
+        if isinstance(entry_field, str):
+            watched.append(os.path.normpath(os.path.join(folder, entry_field)))
+    deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
+    return Extracted(entry, deps, content_fingerprint(entry))
+
+
+def content_fingerprint(entry: SkillEntry) -> str:
+    from skillsite.content import meta_of
+
+    blob = json.dumps([meta_of(entry), [list(vars(s).values()) for s in entry.sections],
+                       list(entry.files)], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def problem_rows(problems: list[Problem]) -> list[list[Any]]:
+    return [[p.line, p.column, p.rule, p.severity, p.message] for p in problems]
+
+
+def problems_of(path: str, rows: list[list[Any]]) -> list[Problem]:
+    return [Problem(path, *row) for row in rows]
+
+
+@dataclass
+class BuildCache:
+    files: dict[str, Cached] = field(default_factory=dict)
+    #: Name to content fingerprint of every skill in the content store and index.
+    included: dict[str, str] = field(default_factory=dict)
+
+
+def load_cache(dist: Path, config_key: str) -> BuildCache:
+    """The previous build's cache; empty if it is missing, damaged or made otherwise."""
+    try:
+        document = json.loads((dist / CACHE_FILE).read_text(encoding="utf-8"))
+        if document.get("config") != config_key:
+            return BuildCache()
+        files = {path: Cached(**fields) for path, fields in document["files"].items()}
+        return BuildCache(files, dict(document["included"]))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return BuildCache()
+
+
+def save_cache(dist: Path, config_key: str, cache: BuildCache) -> None:
+    document = {"version": CACHE_VERSION, "config": config_key,
+                "included": dict(sorted(cache.included.items())),
+                "files": {path: vars(cached) for path, cached in sorted(cache.files.items())}}
+    (dist / CACHE_FILE).write_text(json.dumps(document, ensure_ascii=False,
+                                              separators=(",", ":")), encoding="utf-8")

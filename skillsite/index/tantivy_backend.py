@@ -1,0 +1,123 @@
+"""The tantivy backend: the default, a Rust engine through its Python bindings.
+
+Why these settings: text fields keep term frequencies but no positions (``freq``),
+because queries are bags of terms and positions would only grow the index; the
+writer indexes on one thread with a 128 MB heap, which writes a 10k-skill corpus as
+a single segment, so opening the index reads one segment; and the reader never
+watches the folder, since ``dist/`` does not change under it.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from skillsite.index.base import (
+    Backend,
+    IndexDoc,
+    IndexSearcher,
+    IndexWriter,
+    SearchIndexError,
+    prepare_new_folder,
+    require_folder,
+)
+from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts, field_texts
+from skillsite.index.tokens import query_terms
+
+if TYPE_CHECKING:
+    import tantivy
+
+WRITER_HEAP_BYTES = 128_000_000
+WRITER_THREADS = 1
+
+
+def _schema() -> tantivy.Schema:
+    import tantivy
+
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
+    for field in TEXT_FIELDS:
+        builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
+    return builder.build()
+
+
+def _open_index(path: Path) -> tantivy.Index:
+    import tantivy
+
+    require_folder(path)
+    try:
+        return tantivy.Index.open(str(path))
+    except (OSError, ValueError) as error:
+        raise SearchIndexError(f"{path} is not a readable tantivy index: {error}") from error
+
+
+class TantivyWriter(IndexWriter):
+    """Applies a batch through one tantivy ``IndexWriter`` and one commit."""
+
+    def __init__(self, path: Path, index: tantivy.Index, *, replace: bool) -> None:
+        super().__init__(path, replace=replace)
+        self._index = index
+
+    def _apply(self, deletes: list[str], docs: list[IndexDoc]) -> None:
+        import tantivy
+
+        writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
+        # Deletes go first: tantivy applies a delete to every document added before
+        # it, and the new versions must survive.
+        for name in deletes:
+            writer.delete_documents_by_term(KEY_FIELD, name)
+        for doc in docs:
+            values = field_texts(doc)
+            values[KEY_FIELD] = doc.name
+            writer.add_document(tantivy.Document(**values))
+        writer.commit()
+        writer.garbage_collect_files()
+        writer.wait_merging_threads()
+
+
+class TantivySearcher(IndexSearcher):
+    """Candidates from an OR of boosted term queries over every text field."""
+
+    def __init__(self, index: tantivy.Index) -> None:
+        index.config_reader(reload_policy="manual")
+        self._schema = index.schema
+        self._searcher = index.searcher()
+        self._boosts = boosts()
+
+    def candidates(self, query: str, limit: int = 100) -> list[str]:
+        import tantivy
+
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        clauses = [
+            (tantivy.Occur.Should,
+             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, term), boost))
+            for term in terms
+            for field, boost in self._boosts.items()
+        ]
+        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False).hits
+        return [str(self._searcher.doc(address).get_first(KEY_FIELD)) for _, address in hits]
+
+    def doc_count(self) -> int:
+        return int(self._searcher.num_docs)
+
+
+class TantivyBackend(Backend):
+    """Rust tantivy: the default, fast to build, open and query, and compact."""
+
+    name: ClassVar[str] = "tantivy"
+
+    @classmethod
+    def create(cls, path: Path) -> IndexWriter:
+        import tantivy
+
+        prepare_new_folder(path)
+        return TantivyWriter(path, tantivy.Index(_schema(), str(path), reuse=False), replace=False)
+
+    @classmethod
+    def update(cls, path: Path) -> IndexWriter:
+        return TantivyWriter(path, _open_index(path), replace=True)
+
+    @classmethod
+    def open(cls, path: Path) -> IndexSearcher:
+        return TantivySearcher(_open_index(path))

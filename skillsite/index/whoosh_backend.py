@@ -1,0 +1,118 @@
+"""The Whoosh backend (PyPI ``whoosh-reloaded``): the engine the design names.
+
+Pure Python, so it needs no compiled wheel, but it is far slower than tantivy; the
+settings keep it from being slower than it must be. The writer runs in this process
+(``procs=1``, one segment, ``multisegment=False``) with a 256 MB pool, so a
+10k-skill corpus is sorted in memory and written once. Text fields keep no
+positions (``phrase=False``) because queries are bags of terms.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from skillsite.index.base import (
+    Backend,
+    IndexDoc,
+    IndexSearcher,
+    IndexWriter,
+    SearchIndexError,
+    prepare_new_folder,
+    require_folder,
+)
+from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts, field_texts
+from skillsite.index.tokens import query_terms
+
+WRITER_LIMIT_MB = 256
+
+
+def _schema() -> Any:
+    from whoosh.analysis import SpaceSeparatedTokenizer
+    from whoosh.fields import ID, TEXT, Schema
+
+    # The terms arrive already made by skillsite.index.tokens; Whoosh's standard
+    # analyzer would lowercase, drop stop words and short words on its own terms.
+    analyzer = SpaceSeparatedTokenizer()
+    text_fields = {field: TEXT(analyzer=analyzer, phrase=False) for field in TEXT_FIELDS}
+    return Schema(**{KEY_FIELD: ID(stored=True, unique=True)}, **text_fields)
+
+
+def _open_index(path: Path) -> Any:
+    from whoosh import index
+
+    require_folder(path)
+    if not index.exists_in(str(path)):
+        raise SearchIndexError(f"{path} is not a Whoosh index")
+    try:
+        return index.open_dir(str(path))
+    except (OSError, index.IndexError) as error:
+        raise SearchIndexError(f"{path} is not a readable Whoosh index: {error}") from error
+
+
+class WhooshWriter(IndexWriter):
+    """Applies a batch through one in-process Whoosh writer and one commit."""
+
+    def __init__(self, path: Path, index: Any, *, replace: bool) -> None:
+        super().__init__(path, replace=replace)
+        self._index = index
+
+    def _apply(self, deletes: list[str], docs: list[IndexDoc]) -> None:
+        writer = self._index.writer(procs=1, limitmb=WRITER_LIMIT_MB, multisegment=False)
+        try:
+            if deletes:
+                # One searcher for all deletes: delete_by_term would open one per call.
+                with writer.searcher() as searcher:
+                    for name in deletes:
+                        writer.delete_by_term(KEY_FIELD, name, searcher=searcher)
+            for doc in docs:
+                writer.add_document(**{KEY_FIELD: doc.name}, **field_texts(doc))
+        except BaseException:
+            writer.cancel()
+            raise
+        writer.commit()
+
+
+class WhooshSearcher(IndexSearcher):
+    """Candidates from an OR of boosted terms over every text field (BM25F)."""
+
+    def __init__(self, index: Any) -> None:
+        self._searcher = index.searcher()
+        self._boosts = boosts()
+
+    def candidates(self, query: str, limit: int = 100) -> list[str]:
+        from whoosh.query import Or, Term
+
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        clauses = [Term(field, term, boost=boost)
+                   for term in terms for field, boost in self._boosts.items()]
+        results = self._searcher.search(Or(clauses), limit=limit)
+        return [str(hit[KEY_FIELD]) for hit in results]
+
+    def doc_count(self) -> int:
+        return int(self._searcher.doc_count())
+
+    def close(self) -> None:
+        self._searcher.close()
+
+
+class WhooshBackend(Backend):
+    """Pure-Python Whoosh, as the design names it."""
+
+    name: ClassVar[str] = "whoosh"
+
+    @classmethod
+    def create(cls, path: Path) -> IndexWriter:
+        from whoosh import index
+
+        prepare_new_folder(path)
+        return WhooshWriter(path, index.create_in(str(path), _schema()), replace=False)
+
+    @classmethod
+    def update(cls, path: Path) -> IndexWriter:
+        return WhooshWriter(path, _open_index(path), replace=True)
+
+    @classmethod
+    def open(cls, path: Path) -> IndexSearcher:
+        return WhooshSearcher(_open_index(path))
