@@ -43,6 +43,10 @@ class BuildFailed(SkillsiteError):
 
     exit_code = 1
 
+    def __init__(self, message: str, problems: list[Problem]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
 
 @dataclass
 class BuildResult:
@@ -93,7 +97,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         errored = {p.path for p in problems if p.severity == ERROR}
         if strict and errored:
             raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
-                              f"{out} was not changed")
+                              f"{out} was not changed", problems)
         included = _included(cache, errored)
         work = temp_dir(out)
         try:

@@ -12,6 +12,7 @@ from typing import Callable
 import click
 
 from skillsite import __version__
+from skillsite.models import Problem
 from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
 
 FORMATS = ("auto", "text", "json", "github", "sarif")
@@ -194,30 +195,40 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
 
     Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
     """
+    from skillsite.build import BuildFailed
     from skillsite.build import build as run_build
     from skillsite.check import display_path
     from skillsite.config import load_config
-    from skillsite.models import CheckResult, Problem
-    from skillsite.report import render
-    from skillsite.rules import RULES
 
     config = load_config(config_path)
-    with _BuildProgress() as progress:
-        result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
-                           strict=strict, incremental=not clean, progress=progress)
+    try:
+        with _BuildProgress() as progress:
+            result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
+                               strict=strict, incremental=not clean, progress=progress)
+    except BuildFailed as failure:
+        _print_build_problems(failure.problems, corpus, quiet)
+        raise
+    _print_build_problems(result.problems, corpus, quiet)
     cwd = Path.cwd()
-    shown = [Problem(display_path(corpus / p.path, cwd), p.line, p.column, p.rule,
-                     p.severity, p.message) for p in result.problems
-             if not quiet or p.severity == "error"]
-    if shown:
-        report = render("text", CheckResult(shown, result.files, result.skills), rules=RULES)
-        click.echo(report.rsplit("\n\n", 1)[0], err=True)
     formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
     left_out = f", {len(result.excluded)} left out because of errors" if result.excluded else ""
     click.echo(f"Built {display_path(result.dist, cwd)}/ in {result.seconds:.1f} s: "
                f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
                f"{result.rechecked} of {result.files} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
+
+
+def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:
+    """The lint report on standard error, paths relative to the current folder."""
+    from skillsite.check import display_path
+    from skillsite.report.text import TextReporter
+
+    cwd = Path.cwd()
+    shown = [Problem(display_path(corpus / p.path, cwd), p.line, p.column, p.rule,
+                     p.severity, p.message) for p in problems
+             if not quiet or p.severity == "error"]
+    if shown:
+        click.echo(TextReporter(rules={}).render_problems(shown), err=True)
 
 
 class _BuildProgress:

@@ -30,10 +30,15 @@ class TextReporter(Reporter):
     """One line per problem, a blank line between files, then a summary line."""
 
     def render(self, result: CheckResult) -> str:
-        blocks = ["\n".join(self._line(p) for p in group)
-                  for _, group in groupby(ordered(result.problems), key=lambda p: p.path)]
-        blocks.append(summary_line(result))
-        return "\n\n".join(blocks)
+        return "\n\n".join([*self._blocks(result.problems), summary_line(result)])
+
+    def render_problems(self, problems: list[Problem]) -> str:
+        """The problems alone, grouped by file, without the summary line."""
+        return "\n\n".join(self._blocks(problems))
+
+    def _blocks(self, problems: list[Problem]) -> list[str]:
+        return ["\n".join(self._line(p) for p in group)
+                for _, group in groupby(ordered(problems), key=lambda p: p.path)]
 
     def _line(self, problem: Problem) -> str:
         # Indent continuation lines so a multi-line message can't pass for a new problem.
