@@ -22,6 +22,7 @@ from typing import Any, Iterator
 
 from skillsite.catalog import catalog_entry
 from skillsite.entries import SkillEntry
+from skillsite.index import IndexDoc
 from skillsite.sections import Section
 
 CONTENT_VERSION = 1
@@ -99,6 +100,18 @@ class ContentStore:
     def files(self, name: str) -> list[str]:
         return [row[0] for row in self.db.execute(
             "SELECT path FROM files WHERE name = ? ORDER BY path", (name,))]
+
+    def index_doc(self, name: str) -> IndexDoc | None:
+        """What the search index holds of ``name``, for ranking its candidates."""
+        meta = self.meta(name)
+        if meta is None:
+            return None
+        sections = self.sections(name)
+        return IndexDoc(name=name, title=meta["title"], description=meta["description"],
+                        tags=tuple(meta["tags"]), intents=tuple(meta["intents"]),
+                        applies_to=tuple(meta["applies_to"]),
+                        compatibility=meta["compatibility"], headings=tuple(meta["headings"]),
+                        body="\n\n".join(s.text for s in sections))
 
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
