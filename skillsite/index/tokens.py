@@ -75,7 +75,7 @@ def query_terms(text: str) -> list[str]:
 def joined(text: str) -> str:
     """Return the terms of ``text`` joined by single spaces, ready for an engine's
     whitespace tokenizer."""
-    return " ".join(tokenize(text))
+    return " ".join(tokenize(text)) if text else ""
 
 
 def stem(word: str) -> str:

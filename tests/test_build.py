@@ -1,0 +1,239 @@
+"""``skillsite build``: artifacts, exclusion of bad skills, atomicity, locking, incrementality."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from skillsite.build import BuildFailed, build
+from skillsite.cli import main
+from skillsite.content import ContentStore
+from skillsite.dist import BuildLock, read_manifest
+from skillsite.parse.frontmatter import normalize, split
+from skillsite.search import search
+
+REPO = Path(__file__).parent.parent
+SCHEMAS = REPO / "schemas"
+QUERIES = ["pdf form fields", "incident", "rollback a deployment", "disk usage",
+           "flaky test", "changelog release notes", "sql migration review", "kubernetes",
+           "certificate expiry", "variant annotation", "single cell clustering", "git bisect",
+           "logs", "terraform plan", "nothing-matches-this-query"]
+
+
+def skill(name: str, description: str = "Does a thing. Use it when testing.",
+          body: str = "# Title\n\nSome text.\n") -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n{body}"
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    return shutil.copytree(REPO / "corpus", tmp_path / "corpus")
+
+
+def validate(dist: Path) -> None:
+    for name in ("catalog", "graph", "manifest"):
+        schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text())
+        jsonschema.Draft7Validator(schema).validate(json.loads((dist / f"{name}.json").read_text()))
+
+
+def source_fields(path: Path) -> dict:
+    """The skill's fields, read independently of skillsite's parsers."""
+    if path.name.endswith(".skill.toml"):
+        return tomllib.loads(path.read_text())
+    if path.name == "skill.json":
+        return json.loads(path.read_text())
+    return yaml.safe_load(split(normalize(path.read_text())).yaml)
+
+
+def test_artifacts_validate_against_their_schemas(corpus: Path, tmp_path: Path) -> None:
+    result = build(corpus, tmp_path / "dist")
+    validate(tmp_path / "dist")
+    manifest = read_manifest(tmp_path / "dist")
+    assert manifest and manifest["counts"]["skills"] == result.included == 19
+    for relative, digest in manifest["files"].items():
+        assert hashlib.sha256((tmp_path / "dist" / relative).read_bytes()).hexdigest() == digest
+
+
+def test_catalog_round_trips_every_format_of_the_corpus(corpus: Path, tmp_path: Path) -> None:
+    build(corpus, tmp_path / "dist")
+    skills = json.loads((tmp_path / "dist" / "catalog.json").read_text())["skills"]
+    assert {s["format"] for s in skills} == {"skill-md", "skill-toml", "skill-json", "virtual"}
+    for record in skills:
+        path = corpus / record["path"]
+        fields = source_fields(path)
+        assert record["name"] == fields["name"]
+        assert record["description"] == fields["description"]
+        assert record["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert [s["path"] for s in skills] == sorted(s["path"] for s in skills)
+
+
+def test_description_with_dashes_is_preserved_exactly(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"a/SKILL.md": skill("a", "a---b"),
+                                  "b/SKILL.md": skill("b", "'  spaced: yes  '")})
+    build(root, tmp_path / "dist")
+    skills = json.loads((tmp_path / "dist" / "catalog.json").read_text())["skills"]
+    assert [s["description"] for s in skills] == ["a---b", "  spaced: yes  "]
+
+
+def test_content_store_serves_sections_and_generated_bodies(corpus: Path, tmp_path: Path) -> None:
+    build(corpus, tmp_path / "dist")
+    with ContentStore(tmp_path / "dist" / "content.sqlite") as store:
+        sections = store.sections("pdf-forms")
+        assert sections[0].heading and sections[0].start_line > 1
+        source_lines = (corpus / "skills/pdf-forms/SKILL.md").read_text().split("\n")
+        first = sections[0]
+        assert source_lines[first.start_line - 1].lstrip("# ").strip() == first.heading
+        assert "skills/pdf-forms/references/FORMS.md" in store.files("pdf-forms")
+        toml_body = "\n".join(s.text for s in store.sections("rnaseq-qc"))
+        additions = tomllib.loads((corpus / "oxo-flow/rnaseq-qc.skill.toml").read_text())
+        assert additions["prompt_additions"][0] in toml_body
+        json_body = "\n".join(s.text for s in store.sections("disk_usage"))
+        assert "## Arguments" in json_body and "class: safe" in json_body
+
+
+def test_invalid_skills_are_left_out_but_reported(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good"),
+                                  "bad/SKILL.md": skill("Bad"),
+                                  "warned/SKILL.md": skill("warned") .replace(
+                                      "---\n#", "owner: me\n---\n#")})
+    result = build(root, tmp_path / "dist")
+    names = [s["name"] for s in json.loads((tmp_path / "dist/catalog.json").read_text())["skills"]]
+    assert names == ["good", "warned"]
+    assert result.excluded == ["bad/SKILL.md"]
+    assert {(p.path, p.rule) for p in result.problems} >= {("bad/SKILL.md", "name-format"),
+                                                          ("warned/SKILL.md", "unknown-field")}
+
+
+def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
+    build(root, tmp_path / "dist")
+    before = (tmp_path / "dist/manifest.json").read_bytes()
+    write(root, {"bad/SKILL.md": skill("Bad")})
+    with pytest.raises(BuildFailed):
+        build(root, tmp_path / "dist", strict=True)
+    assert (tmp_path / "dist/manifest.json").read_bytes() == before
+    code = CliRunner().invoke(main, ["build", str(root), "-o", str(tmp_path / "dist"),
+                                     "--strict"]).exit_code
+    assert code == 1
+
+
+def dist_state(dist: Path) -> dict:
+    """Everything a reader can observe in a dist, minus build time and byte layout."""
+    with ContentStore(dist / "content.sqlite") as store:
+        content = list(store.dump())
+    return {"catalog": (dist / "catalog.json").read_bytes(),
+            "graph": (dist / "graph.json").read_bytes(), "content": content,
+            "search": [search(dist, q, limit=5) for q in QUERIES],
+            "counts": read_manifest(dist)["counts"]}  # type: ignore[index]
+
+
+@pytest.mark.parametrize("backend", ["tantivy", "whoosh"])
+def test_incremental_build_equals_a_clean_build(corpus: Path, tmp_path: Path,
+                                                backend: str) -> None:
+    dist = tmp_path / "dist"
+    build(corpus, dist, backend=backend)
+    skill_md = corpus / "skills/sql-review/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("SQL", "Structured Query Language"))
+    (corpus / "skills/git-bisect/scripts/bisect-test.sh").unlink()    # a link breaks
+    shutil.rmtree(corpus / "claude/pr-review")                         # a skill goes
+    write(corpus, {"skills/new-one/SKILL.md": skill("new-one", body="# New\n\nFresh.\n"),
+                   "skills/broken/SKILL.md": skill("Broken")})         # one comes, one errs
+    time.sleep(0.01)
+    incremental = build(corpus, dist, backend=backend)
+    clean = build(corpus, tmp_path / "clean", backend=backend, incremental=False)
+    assert incremental.incremental and not clean.incremental
+    assert incremental.rechecked < clean.rechecked
+    assert incremental.problems == clean.problems
+    assert dist_state(dist) == dist_state(tmp_path / "clean")
+    names = [s["name"] for s in json.loads((dist / "catalog.json").read_text())["skills"]]
+    assert "new-one" in names and "pr-review" not in names and "broken" not in names
+    assert search(dist, "Structured Query Language", limit=1)[0][0] == "sql-review"
+
+
+def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
+    build(corpus, tmp_path / "dist")
+    again = build(corpus, tmp_path / "dist")
+    assert again.rechecked == 0 and again.included == 19
+
+
+def test_whoosh_and_tantivy_return_the_same_top_results(corpus: Path, tmp_path: Path) -> None:
+    build(corpus, tmp_path / "t", backend="tantivy")
+    build(corpus, tmp_path / "w", backend="whoosh")
+    for query in QUERIES:
+        assert search(tmp_path / "t", query, limit=5) == search(tmp_path / "w", query, limit=5)
+    assert search(tmp_path / "t", "incident triage", limit=1)[0][0] == "incident-triage"
+
+
+def test_a_second_build_into_the_same_dist_is_refused(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
+    with BuildLock(tmp_path / "dist"):
+        result = CliRunner().invoke(main, ["build", str(root), "-o", str(tmp_path / "dist")])
+    assert result.exit_code == 2
+    assert "another skillsite build" in result.output
+    assert not (tmp_path / "dist").exists()
+
+
+def test_refuses_to_replace_a_folder_that_is_not_a_dist(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
+    write(tmp_path / "precious", {"notes.txt": "keep me"})
+    result = CliRunner().invoke(main, ["build", str(root), "-o", str(tmp_path / "precious")])
+    assert result.exit_code == 2 and "not a skillsite dist" in result.output
+    assert (tmp_path / "precious/notes.txt").read_text() == "keep me"
+
+
+def test_damaged_cache_falls_back_to_a_full_build(corpus: Path, tmp_path: Path) -> None:
+    build(corpus, tmp_path / "dist")
+    (tmp_path / "dist/build-cache.json").write_text("{not json")
+    again = build(corpus, tmp_path / "dist")
+    assert again.rechecked == 19 and again.included == 19
+
+
+def test_a_killed_build_leaves_the_previous_dist_intact(tmp_path: Path) -> None:
+    root = tmp_path / "c"
+    for i in range(1500):
+        write(root, {f"s{i}/SKILL.md": skill(f"s{i}", body="# T\n\n" + "text line\n" * 40)})
+    dist = tmp_path / "dist"
+    build(root, dist, jobs=1)
+    before = {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    process = subprocess.Popen([sys.executable, "-m", "skillsite", "build", str(root), "-o",
+                                str(dist), "--clean", "--jobs", "1"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list(tmp_path.glob(".dist.tmp-*")) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert process.poll() is None, "the build finished before it could be killed"
+    time.sleep(0.2)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    after = {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    assert after == before
+    rebuilt = build(root, dist, jobs=1)  # the lock died with the process
+    assert rebuilt.included == 1500 and not list(tmp_path.glob(".dist.tmp-*"))
+
+
+def test_build_command_defaults_and_summary(corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(corpus.parent)
+    result = CliRunner().invoke(main, ["build"])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("Built dist/ in ")
+    assert "19 skills" in result.output and os.path.isfile("dist/catalog.json")
