@@ -20,6 +20,7 @@ picks its own top ``--limit``.
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import statistics
 import sys
@@ -37,20 +38,21 @@ TOPICS = ("pdf docker kubernetes git terraform sql postgres redis react css pyth
           "testing security oauth csv excel email logs release api openapi shell regex cache "
           "charts pandas helm ci deploy migrate audit incident translate ocr image video audio "
           "backup monitor metrics queue kafka search index graph notebook lint format").split()
+VOCABULARY = 20000
 VERBS = "write fix debug review deploy extract merge convert test audit plan build".split()
 
 
-def _words(rng: random.Random, vocabulary: list[str], count: int) -> str:
-    # Zipf-like: a few words are everywhere, most are rare, as in real prose.
-    return " ".join(vocabulary[min(int(rng.paretovariate(1.1)) - 1, len(vocabulary) - 1)]
-                    for _ in range(count))
+def _words(rng: random.Random, vocabulary: list[str], weights: list[float], count: int) -> str:
+    # Zipf's law: a word's frequency falls as 1/rank, as in real prose.
+    return " ".join(rng.choices(vocabulary, cum_weights=weights, k=count))
 
 
 def make_docs(count: int, seed: int) -> list[IndexDoc]:
     """Return ``count`` varied, deterministic IndexDocs."""
     rng = random.Random(seed)
     vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
-                  for _ in range(5000)]
+                  for _ in range(VOCABULARY)]
+    weights = list(itertools.accumulate(1 / rank for rank in range(1, VOCABULARY + 1)))
     docs = []
     for number in range(count):
         topic, other = rng.sample(TOPICS, 2)
@@ -58,13 +60,13 @@ def make_docs(count: int, seed: int) -> list[IndexDoc]:
         docs.append(IndexDoc(
             name=f"{topic}-{verb}-{number}",
             title=f"{verb.title()} {topic} {other}",
-            description=f"{verb.title()} {topic} with {other}. " + _words(rng, vocabulary, 25),
+            description=f"{verb.title()} {topic} with {other}. " + _words(rng, vocabulary, weights, 25),
             tags=(topic, other),
             intents=(f"{verb} {topic}",),
             applies_to=(f"*.{other}",),
             compatibility=rng.choice(("", "python>=3.11", "linux, macos")),
-            headings=tuple(_words(rng, vocabulary, 3) for _ in range(4)),
-            body=_words(rng, vocabulary, 250),
+            headings=tuple(_words(rng, vocabulary, weights, 3) for _ in range(4)),
+            body=_words(rng, vocabulary, weights, 250),
         ))
     return docs
 
