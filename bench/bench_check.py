@@ -214,6 +214,18 @@ def profile(path: Path, top: int = 15) -> str:
     return stream.getvalue()
 
 
+def provenance() -> str:
+    """Where the measured skillsite comes from, and its git commit when it has one."""
+    import skillsite
+    folder = Path(skillsite.__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(["git", "-C", str(folder), "describe", "--always", "--dirty"],
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{folder}" + (f" @ {commit}" if commit else " (not a git checkout)")
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -337,6 +349,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     print()
     print(f"skillsite {skillsite.__version__} check benchmark -- Python "
           f"{platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print(f"skillsite from {provenance()}")
     print(f"corpus: {whole['skills']} skills / {whole['files']} checked files "
           f"(generate.py --count {args.count} --seed {args.seed}"
           f"{', reused ' + str(args.corpus) if args.corpus else ''}); "

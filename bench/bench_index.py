@@ -52,7 +52,7 @@ def make_docs(count: int, seed: int) -> list[IndexDoc]:
     rng = random.Random(seed)
     vocabulary = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(rng.randint(3, 9)))
                   for _ in range(VOCABULARY)]
-    weights = list(itertools.accumulate(1 / rank for rank in range(1, VOCABULARY + 1)))
+    weights = list(itertools.accumulate(1 / position for position in range(1, VOCABULARY + 1)))
     docs = []
     for number in range(count):
         topic, other = rng.sample(TOPICS, 2)

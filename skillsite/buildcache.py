@@ -16,7 +16,7 @@ from typing import Any
 
 from skillsite import __version__
 from skillsite.config import Config
-from skillsite.entries import SkillEntry, entry_of
+from skillsite.entries import SkillEntry, entry_of, skill_folder
 from skillsite.models import Document, Problem
 from skillsite.schema import SCHEMA_DIR
 
@@ -90,23 +90,20 @@ def extract(doc: Document) -> Extracted:
     entry = entry_of(doc)
     root = os.path.abspath(doc.source.root)
     watched = [os.path.join(root, link) for link in entry.links]
-    if doc.source.kind in ("skill-md", "skill-json"):
-        folder = os.path.abspath(doc.source.path.parent)
-        for current, dirs, _ in os.walk(folder):  # the listing decides the supporting files
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-            watched.append(current)
-        entry_field = (doc.data or {}).get("entry")
-        if isinstance(entry_field, str):
-            watched.append(os.path.normpath(os.path.join(folder, entry_field)))
+    # The folders' listings decide the supporting files.
+    watched += [os.path.join(root, folder) for folder in skill_folder(doc, root)[1]]
+    entry_field = (doc.data or {}).get("entry")
+    if doc.source.kind == "skill-json" and isinstance(entry_field, str):
+        folder = os.path.dirname(os.path.abspath(doc.source.path))
+        watched.append(os.path.normpath(os.path.join(folder, entry_field)))
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
     return Extracted(entry, deps, content_fingerprint(entry))
 
 
 def content_fingerprint(entry: SkillEntry) -> str:
-    from skillsite.content import meta_of
-
-    blob = json.dumps([meta_of(entry), [list(vars(s).values()) for s in entry.sections],
-                       list(entry.files)], ensure_ascii=False, sort_keys=True)
+    """Equal for two entries whose stored content is equal: an entry is made from its
+    file's bytes, its path and its folder's files, and nothing else."""
+    blob = "\0".join([entry.sha256, entry.path, *entry.files])
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

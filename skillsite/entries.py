@@ -53,6 +53,7 @@ def entry_of(doc: Document) -> SkillEntry:
     root = os.path.abspath(doc.source.root)
     kind = doc.source.kind
     body, first_line = _body(doc)
+    sections = tuple(split_sections(body, first_line=first_line))
     return SkillEntry(
         name=str(data["name"]),
         description=_text(data.get("description")),
@@ -64,12 +65,12 @@ def entry_of(doc: Document) -> SkillEntry:
                           else None)),
         version=_version(data),
         depends_on=_depends_on(data) if kind == "virtual" else (),
-        title=_text(data.get("title")) or _first_heading(body) or str(data["name"]),
+        title=_text(data.get("title")) or _first_heading(sections) or str(data["name"]),
         intents=_strings(data.get("intents", data.get("intent"))),
         applies_to=_strings(data.get("applies_to", data.get("appliesTo"))),
         compatibility=_compatibility(data.get("compatibility")),
-        sections=tuple(split_sections(body, first_line=first_line)),
-        files=_supporting_files(doc, root),
+        sections=sections,
+        files=skill_folder(doc, root)[0],
         links=tuple(sorted({_relative(path, root) for _, _, path in local_links(doc)
                             if path and _inside(path, root)})),
         metadata=plain(data),
@@ -100,21 +101,38 @@ def _manifest_body(data: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _supporting_files(doc: Document, root: str) -> tuple[str, ...]:
-    """Files beside a SKILL.md or skill.json, never following links out of the root."""
+def skill_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(supporting files, folders) of a SKILL.md's or skill.json's folder, relative to the
+    corpus root; hidden folders are skipped and no symlink out of the root is followed."""
     if doc.source.kind not in ("skill-md", "skill-json"):
-        return ()
-    folder = os.path.abspath(doc.source.path.parent)
-    found: list[str] = []
-    for current, dirs, names in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        for name in sorted(names):
-            path = os.path.join(current, name)
-            if path != os.path.abspath(doc.source.path) and _inside(os.path.realpath(path), root):
-                found.append(_relative(path, root))
-            if len(found) >= MAX_SUPPORTING_FILES:
-                return tuple(found)
-    return tuple(found)
+        return (), ()
+    files_and_folders: tuple[tuple[str, ...], tuple[str, ...]] = doc.memo(
+        "skill-folder", lambda: _walk_folder(doc, root))
+    return files_and_folders
+
+
+def _walk_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    own = os.path.abspath(doc.source.path)
+    files: list[str] = []
+    folders: list[str] = []
+    pending = [os.path.dirname(own)]
+    while pending and len(files) < MAX_SUPPORTING_FILES:
+        folder = pending.pop()
+        folders.append(_relative(folder, root))
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            path = entry.path
+            if entry.is_symlink() and not _inside(os.path.realpath(path), root):
+                continue
+            if entry.is_dir():
+                if not entry.name.startswith(".") and not entry.is_symlink():
+                    pending.append(path)
+            elif path != own:
+                files.append(_relative(path, root))
+    return tuple(sorted(files)[:MAX_SUPPORTING_FILES]), tuple(sorted(folders))
 
 
 def plain(value: Any) -> Any:
@@ -161,11 +179,8 @@ def _text(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _first_heading(body: str) -> str:
-    for section in split_sections(body):
-        if section.level == 1:
-            return section.heading
-    return ""
+def _first_heading(sections: tuple[Section, ...]) -> str:
+    return next((s.heading for s in sections if s.level == 1), "")
 
 
 def _relative(path: str, root: str) -> str:

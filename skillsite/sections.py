@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MARKERS = ("#", "`", "~")
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,8 @@ def split_sections(body: str, *, first_line: int = 1) -> list[Section]:
     starts: list[tuple[int, str, int]] = []  # (index, heading, level)
     fence: str | None = None
     for index, line in enumerate(lines):
+        if line.lstrip(" ")[:1] not in _MARKERS:
+            continue  # most lines: no heading or fence can start here
         opener = _FENCE.match(line)
         if opener:
             marker = opener.group(1)

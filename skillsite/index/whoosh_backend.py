@@ -8,6 +8,7 @@ positions (``phrase=False``) because queries are bags of terms.
 """
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -35,6 +36,25 @@ def _schema() -> Any:
     analyzer = SpaceSeparatedTokenizer()
     text_fields = {field: TEXT(analyzer=analyzer, phrase=False) for field in TEXT_FIELDS}
     return Schema(**{KEY_FIELD: ID(stored=True, unique=True)}, **text_fields)
+
+
+def _weighting() -> Any:
+    """BM25F with tantivy's IDF, so both engines pick nearly the same top candidates.
+
+    Whoosh's BM25 term score is already tantivy's (k1 1.2, b 0.75, per-field average
+    length); only the IDF differs (Whoosh: ``log(N / (df + 1)) + 1``). With the same
+    IDF the engines disagree only through how each rounds stored field lengths, which
+    matters only where more documents match than the caller asked for.
+    """
+    from whoosh.scoring import BM25F
+
+    class TantivyIdfBM25F(BM25F):
+        def idf(self, searcher: Any, fieldname: str, text: str) -> float:
+            total = searcher.doc_count_all()
+            frequency = searcher.doc_frequency(fieldname, text)
+            return math.log(1 + (total - frequency + 0.5) / (frequency + 0.5))
+
+    return TantivyIdfBM25F()
 
 
 def _open_index(path: Path) -> Any:
@@ -76,7 +96,7 @@ class WhooshSearcher(IndexSearcher):
     """Candidates from an OR of boosted terms over every text field (BM25F)."""
 
     def __init__(self, index: Any) -> None:
-        self._searcher = index.searcher()
+        self._searcher = index.searcher(weighting=_weighting())
         self._boosts = boosts()
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:

@@ -1,0 +1,27 @@
+"""Run one skillsite command in this process and print its peak memory as JSON.
+
+``python bench/_measure.py build CORPUS -o DIST ...`` prints, on its last line,
+``{"seconds": ..., "rss_mb": ..., "children_rss_mb": ...}``: the command's own peak
+resident memory and the largest of its worker processes'.
+"""
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+
+from skillsite.cli import main
+
+if __name__ == "__main__":
+    started = time.perf_counter()
+    try:
+        main(sys.argv[1:], standalone_mode=False)
+        code = 0
+    except SystemExit as exit_:
+        code = int(exit_.code or 0)
+    seconds = time.perf_counter() - started
+    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    print(json.dumps({"code": code, "seconds": seconds, "rss_mb": own,
+                      "children_rss_mb": children}))
