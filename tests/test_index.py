@@ -222,6 +222,9 @@ def test_tokenizer_rules() -> None:
         == ["skill", "library", "class", "status", "analysis", "gas"]
     assert query_terms('"title:(broken AND') == ["title", "broken"]
     assert tokenize("x" * 65 + " ok") == ["ok"]
+    assert tokenize("Café Ünïcode naïve") == ["café", "ünïcode", "naïve"]
+    ascii_text = "Mixed-Case_words, (PUNCT!!) and 42 numbers\ttabs: a/b.c"
+    assert tokenize(ascii_text) == tokenize(ascii_text + " é")[:-1]  # fast path == regex
 
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
