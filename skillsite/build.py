@@ -167,7 +167,10 @@ def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
 
 
 def _cached(result: Any, source: Source) -> Cached:
-    stat = stat_key(source.path) if os.path.lexists(source.path) else [0, 0, 0]
+    try:
+        stat = stat_key(source.path)
+    except OSError:  # vanished, or a broken link: never valid again
+        stat = [0, 0, 0]
     if result is None:
         return Cached(stat, [], None, False, found=False)
     extracted: Extracted | None = result.extracted
