@@ -226,6 +226,61 @@ def provenance() -> str:
     return f"{folder}" + (f" @ {commit}" if commit else " (not a git checkout)")
 
 
+def _cpu_seconds() -> tuple[float, float] | None:
+    """(busy, steal) CPU-seconds of the whole machine so far (Linux /proc/stat), or None.
+    ``busy`` leaves out idle, iowait and steal; ``steal`` is time the hypervisor gave
+    to other guests while this one wanted to run."""
+    try:
+        with open("/proc/stat") as handle:
+            fields = [int(x) for x in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    steal = fields[7] if len(fields) > 7 else 0
+    busy = sum(fields[:7]) - fields[3] - fields[4]  # user nice system [idle iowait] irq softirq
+    return busy / tick, steal / tick
+
+
+def _own_seconds() -> float:
+    import resource
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+class LoadMeter:
+    """CPU time that other processes (foreign) and other VMs (steal) took during each
+    measured phase. On a 2-core machine either makes the figures, --jobs 2 most,
+    unreliable. Corpus generation is not a phase: its kernel writeback would count."""
+
+    def __init__(self) -> None:
+        self.phases: list[tuple[str, float, float, float]] = []  # name, wall, foreign, steal
+        self._open: tuple[str, tuple[float, float] | None, float, float] | None = None
+
+    def start(self, name: str) -> None:
+        self._open = (name, _cpu_seconds(), _own_seconds(), time.perf_counter())
+
+    def stop(self) -> None:
+        assert self._open is not None
+        name, cpu0, own0, t0 = self._open
+        cpu1, wall = _cpu_seconds(), time.perf_counter() - t0
+        if cpu0 is not None and cpu1 is not None:
+            foreign = max(0.0, (cpu1[0] - cpu0[0]) - (_own_seconds() - own0))
+            self.phases.append((name, wall, foreign, cpu1[1] - cpu0[1]))
+        self._open = None
+
+    def report(self) -> str:
+        if not self.phases:
+            return "foreign CPU load: unknown (no /proc/stat)"
+        parts = [f"{name} {foreign / wall:.2f}+{steal / wall:.2f}"
+                 for name, wall, foreign, steal in self.phases]
+        worst = max((foreign + steal) / wall for _, wall, foreign, steal in self.phases)
+        note = ("ok" if worst < 0.1 else
+                "WARNING: the CPUs were shared during measuring; rerun on an idle machine")
+        return ("foreign+steal CPU load per phase, in cores (other processes + hypervisor "
+                f"steal): {', '.join(parts)} -- {note}")
+
+
 def verdict(ok: bool) -> str:
     return "PASS" if ok else "MISS"
 
@@ -262,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace, tmp: Path) -> int:
     import skillsite
     total_start = time.perf_counter()
+    meter = LoadMeter()
     corpus = make_corpus(args.corpus, args.count, args.seed, tmp, "corpus").resolve()
     subset = corpus / SKILLS_DIR
     settle()
@@ -269,6 +325,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     log(f"warmed {files} files ({size / 2**20:.0f} MiB)")
     dirs = skill_dirs(corpus)
 
+    meter.start("A/B/C")
     runs: dict[str, list[dict]] = {"A": [], "B": [], "C": []}
     for turn in range(args.inproc_repeat):
         log(f"A/B/C round {turn + 1}/{args.inproc_repeat}: skills-ref validate() on "
@@ -278,12 +335,17 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         runs["B"].append(bench_skillsite(subset, dirs[0]))
         runs["C"].append(bench_skillsite(corpus, dirs[0]))
     ref, sub, whole = (median_run(runs[k]) for k in "ABC")
+    meter.stop()
     ratio = sub["rate"] / ref["rate"]
     prof = profile(subset) if args.profile else None
     log(f"D: CLI --jobs 1 vs --jobs 2, {args.repeat} runs each")
+    meter.start("D")
     par = bench_parallel(corpus, args.repeat)
+    meter.stop()
     log("D0: machine ceiling, CPU loop on 1 vs 2 processes")
+    meter.start("D0")
     ceiling = machine_ceiling(args.repeat)
+    meter.stop()
 
     mem = None
     if args.memory_count or args.memory_corpus:
@@ -299,8 +361,10 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         mem_files, _ = warm(mem_corpus)
         mem_skills = sum(1 for _ in (mem_corpus / SKILLS_DIR).iterdir())
         log(f"M: peak RSS on {mem_corpus.name} ({mem_files} files), --jobs 1 and --jobs 2")
+        meter.start("M")
         mem = {"corpus": mem_corpus, "files": mem_files, "skill_dirs": mem_skills,
                1: measure_rss(mem_corpus, 1, tmp), 2: measure_rss(mem_corpus, 2, tmp)}
+        meter.stop()
 
     # ------------------------------------------------------------------ report
     rows: list[tuple[str, str, str, str]] = []
@@ -371,6 +435,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     cli_runs = "; ".join(f"--jobs {j}: " + ", ".join(f"{t:.2f}" for t in par["runs"][j])
                      for j in (1, 2))
     print(f"CLI runs (s, median reported): {cli_runs}")
+    print(meter.report())
     print(f"total benchmark time {time.perf_counter() - total_start:.0f} s")
     if prof:
         print(f"\ncProfile of skillsite.check([{SKILLS_DIR}/], jobs=1), top 15 cumulative "
