@@ -5,6 +5,7 @@ import traceback
 from typing import Iterable
 
 from skillsite.models import Document, Problem
+from skillsite.pointer import resolve
 from skillsite.rules import DOCUMENT, RULES, Rule
 from skillsite.rules.context import Context
 from skillsite.schema import violations
@@ -37,7 +38,7 @@ def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem
             continue  # a document rule owns this constraint and explains it better
         field = pointer.rsplit("/", 1)[-1] or "document"
         yield make_problem(ctx, rule.id, path, doc.where(pointer),
-                           _schema_message(rule, field, _value_at(doc.data, pointer), message))
+                           _schema_message(rule, field, resolve(doc.data, pointer), message))
 
 
 def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
@@ -53,18 +54,6 @@ def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
     if isinstance(value, str | int | float):
         return f"{field} {rule.hint} (found {value!r})"
     return f"{field} {rule.hint}"
-
-
-def _value_at(data: object, pointer: str) -> object:
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(data, dict):
-            data = data.get(token)
-        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
-            data = data[int(token)]
-        else:
-            return None
-    return data
 
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

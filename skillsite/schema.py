@@ -13,6 +13,8 @@ from typing import Any, Iterator
 
 import jsonschema_rs
 
+from skillsite.pointer import child
+
 SCHEMA_DIR = Path(__file__).parent / "schemas"
 SCHEMA_FILES = {
     "skill-md": "skill-md.schema.json",
@@ -43,9 +45,9 @@ def violations(kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
     for error in validator.iter_errors(data):
         path = list(error.schema_path)
         keyword = str(path[-1]) if path else ""
-        pointer = "".join(f"/{_escape(str(p))}" for p in error.instance_path)
+        pointer = "".join(child("", p) for p in error.instance_path)
         if keyword == "required":
-            pointer += f"/{_escape(str(error.kind.property))}"
+            pointer = child(pointer, error.kind.property)
         yield _rule_for(schema, path, keyword), pointer, error.message
 
 
@@ -57,7 +59,3 @@ def _rule_for(schema: dict[str, Any], path: list[Any], keyword: str) -> str:
     if isinstance(note, dict):
         note = note.get(keyword)
     return note or _BY_KEYWORD.get(keyword, "schema-violation")
-
-
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")

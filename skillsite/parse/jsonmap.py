@@ -12,7 +12,8 @@ from typing import Any
 
 from skillsite.models import Issue, Position
 from skillsite.parse.limits import MAX_DEPTH
-from skillsite.parse.yamlmap import Loaded, escape_pointer_token
+from skillsite.parse.yamlmap import Loaded
+from skillsite.pointer import child as pointer_child
 
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
@@ -104,7 +105,7 @@ class _Reader:
                 raise JsonSyntaxError("expected a quoted key", i)
             key_at = self.position(i)
             key, i = self.string(i)
-            child = f"{pointer}/{escape_pointer_token(key)}"
+            child = pointer_child(pointer, key)
             if key in result:
                 first = self.key_positions[child][0]
                 self.issues.append(Issue("duplicate-key", *key_at,

@@ -11,7 +11,8 @@ from typing import Any
 
 from skillsite.models import Issue, Position
 from skillsite.parse.limits import MAX_DEPTH
-from skillsite.parse.yamlmap import Loaded, escape_pointer_token
+from skillsite.parse.yamlmap import Loaded
+from skillsite.pointer import child, resolve
 
 _HEADER = re.compile(r"^[ \t]*(\[\[?)[ \t]*([^\]#]+?)[ \t]*\]\]?[ \t]*(?:#.*)?$")
 _KEY = re.compile(r"^[ \t]*((?:[A-Za-z0-9_-]+|\"[^\"]*\"|'[^']*')"
@@ -124,7 +125,7 @@ def _too_deep(data: Any) -> bool:
 
 def _map_items(text: str, start: int, pointer: str, out: Loaded) -> None:
     """Locate each string item of the array at ``pointer`` after offset ``start``."""
-    items = _resolve(out.data, pointer)
+    items = resolve(out.data, pointer)
     if not isinstance(items, list):
         return
     cursor = start
@@ -141,16 +142,4 @@ def _map_items(text: str, start: int, pointer: str, out: Loaded) -> None:
 
 
 def _pointer(parts: list[str]) -> str:
-    return "".join(f"/{escape_pointer_token(p)}" for p in parts)
-
-
-def _resolve(data: object, pointer: str) -> object:
-    for token in pointer.split("/")[1:]:
-        token = token.replace("~1", "/").replace("~0", "~")
-        if isinstance(data, dict):
-            data = data.get(token)
-        elif isinstance(data, list) and token.isdigit() and int(token) < len(data):
-            data = data[int(token)]
-        else:
-            return None
-    return data
+    return "".join(child("", p) for p in parts)

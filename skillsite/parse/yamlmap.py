@@ -15,6 +15,7 @@ import yaml
 
 from skillsite.models import Issue, Position
 from skillsite.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
+from skillsite.pointer import child as pointer_child
 
 _FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # The C composer recurses on the C stack and crashes on very deep input; past this rough
@@ -39,10 +40,6 @@ class Loaded:
     positions: dict[str, Position] = field(default_factory=dict)
     key_positions: dict[str, Position] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
-
-
-def escape_pointer_token(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def load(text: str, *, first_line: int = 1) -> Loaded:
@@ -131,7 +128,7 @@ class _Walker:
                 continue
             key = str(key_node.value)
             self.scalar(key_node)  # warns on keys too: "on:" is True to a YAML 1.1 loader
-            child = f"{pointer}/{escape_pointer_token(key)}"
+            child = pointer_child(pointer, key)
             if key in first_seen:
                 self.out.issues.append(Issue(
                     "duplicate-key", *self.at(key_node),

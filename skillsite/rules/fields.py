@@ -5,6 +5,7 @@ import re
 from typing import Any, Iterator
 
 from skillsite.models import Document
+from skillsite.pointer import child
 from skillsite.rules.context import Context, dialect
 from skillsite.rules.registry import Finding, rule
 from skillsite.schema import load_schema
@@ -31,8 +32,7 @@ def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
     known = known_fields(doc.source.kind)
     for key in doc.data or {}:
         if key not in known and key not in ctx.config.allow_fields and key != "$schema":
-            pointer = "/" + key.replace("~", "~0").replace("/", "~1")
-            yield doc.key_where(pointer), (f"unknown field {key!r}; if it is intended, add it "
+            yield doc.key_where(child("", key)), (f"unknown field {key!r}; if it is intended, add it "
                                            "to allow-fields in the configuration")
 
 
@@ -115,9 +115,8 @@ def _strings(value: Any, pointer: str, key: str = "") -> Iterator[tuple[str, str
     if isinstance(value, str):
         yield pointer, key, value
     elif isinstance(value, dict):
-        for child_key, child in value.items():
-            token = str(child_key).replace("~", "~0").replace("/", "~1")
-            yield from _strings(child, f"{pointer}/{token}", str(child_key))
+        for child_key, value_ in value.items():
+            yield from _strings(value_, child(pointer, child_key), str(child_key))
     elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _strings(child, f"{pointer}/{index}", key)
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{pointer}/{index}", key)
