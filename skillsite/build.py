@@ -26,10 +26,9 @@ from skillsite.content import ContentStore
 from skillsite.discover import Flagged, discover
 from skillsite.dist import (ARTIFACT_VERSION, BuildLock, copy_previous, read_manifest,
                             swap_in, temp_dir, write_manifest)
-from skillsite.entries import SkillEntry
 from skillsite.errors import SkillsiteError
 from skillsite.graph import write_graph
-from skillsite.index import BACKENDS, DEFAULT_BACKEND, IndexDoc
+from skillsite.index import BACKENDS, DEFAULT_BACKEND
 from skillsite.lint import make_problem
 from skillsite.models import ERROR, Problem, Source
 from skillsite.rules.context import Context
@@ -61,13 +60,6 @@ class BuildResult:
     backend: str
     seconds: float
     formats: dict[str, int] = field(default_factory=dict)
-
-
-def index_doc(entry: SkillEntry) -> IndexDoc:
-    return IndexDoc(name=entry.name, title=entry.title, description=entry.description,
-                    tags=entry.tags, intents=entry.intents, applies_to=entry.applies_to,
-                    compatibility=entry.compatibility, headings=entry.headings,
-                    body=entry.body)
 
 
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
@@ -141,7 +133,7 @@ def _reusable(out: Path, backend: str) -> bool:
 
 
 def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress) -> tuple[BuildCache, dict[str, SkillEntry]]:
+          jobs: int | None, progress: Progress) -> tuple[BuildCache, dict[str, Extracted]]:
     """Lint what changed, reuse the rest; return the new cache and the fresh entries."""
     cache = BuildCache()
     stale: list[tuple[str, Source]] = []
@@ -152,7 +144,7 @@ def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
             cache.files[key] = cached
         else:
             stale.append((key, source))
-    fresh: dict[str, SkillEntry] = {}
+    fresh: dict[str, Extracted] = {}
     total = len(stale)
     progress(0, total)
     results = check_files([s for _, s in stale], ctx, root, resolve_jobs(jobs, total),
@@ -160,7 +152,7 @@ def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
     for done, ((key, source), result) in enumerate(zip(stale, results), start=1):
         cache.files[key] = _cached(result, source)
         if result is not None and result.extracted is not None and result.extracted.entry:
-            fresh[key] = result.extracted.entry
+            fresh[key] = result.extracted
         if done % 100 == 0 or done == total:
             progress(done, total)
     return cache, fresh
@@ -220,7 +212,7 @@ def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
 
 
 def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached],
-                  fresh: dict[str, SkillEntry], old: BuildCache, cache: BuildCache,
+                  fresh: dict[str, Extracted], old: BuildCache, cache: BuildCache,
                   ctx: Context, root: Path, backend: str) -> None:
     """Bring the content store and the search index from ``old`` to ``cache.included``."""
     wanted = cache.included
@@ -235,19 +227,20 @@ def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached]
         for name in removed:
             store.delete(name)
             writer.delete(name)
-        for entry in entries:
-            store.put(entry)
-            writer.add(index_doc(entry))
+        for extracted in entries:
+            assert extracted.entry is not None and extracted.index_fields is not None
+            store.put(extracted.entry)
+            writer.add_fields(extracted.entry.name, extracted.index_fields)
 
 
-def _entries_for(added: dict[str, Cached], fresh: dict[str, SkillEntry],
-                 sources: list[Source], ctx: Context, root: Path) -> list[SkillEntry]:
+def _entries_for(added: dict[str, Cached], fresh: dict[str, Extracted],
+                 sources: list[Source], ctx: Context, root: Path) -> list[Extracted]:
     """Full entries for the skills to (re)write; those not read this time are read now."""
     missing = [s for s in sources if display_path(s.path, root) in added
                and display_path(s.path, root) not in fresh]
     for result in check_files(missing, ctx, root, 1, extract=extract):
         if result is not None and result.extracted and result.extracted.entry:
-            fresh[result.path] = result.extracted.entry
+            fresh[result.path] = result.extracted
     return [fresh[key] for key in sorted(added) if key in fresh]
 
 

@@ -16,7 +16,8 @@ from typing import Any
 
 from skillsite import __version__
 from skillsite.config import Config
-from skillsite.entries import SkillEntry, entry_of, skill_folder
+from skillsite.entries import SkillEntry, entry_of, index_doc, skill_folder
+from skillsite.index.fields import field_texts
 from skillsite.models import Document, Problem
 from skillsite.schema import SCHEMA_DIR
 
@@ -81,6 +82,8 @@ class Extracted:
     entry: SkillEntry | None
     deps: list[Dependency]
     fingerprint: str | None
+    #: The entry's search-index fields, tokenized here so workers share that work.
+    index_fields: dict[str, str] | None = None
 
 
 def extract(doc: Document) -> Extracted:
@@ -97,7 +100,7 @@ def extract(doc: Document) -> Extracted:
         folder = os.path.dirname(os.path.abspath(doc.source.path))
         watched.append(os.path.normpath(os.path.join(folder, entry_field)))
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
-    return Extracted(entry, deps, content_fingerprint(entry))
+    return Extracted(entry, deps, content_fingerprint(entry), field_texts(index_doc(entry)))
 
 
 def content_fingerprint(entry: SkillEntry) -> str:

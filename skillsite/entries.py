@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillsite.index import IndexDoc
 from skillsite.links import local_links
 from skillsite.models import Document
 from skillsite.rules.corpus import DEPENDENCY_KEYS, resolve_reference
@@ -45,6 +46,14 @@ class SkillEntry:
     @property
     def body(self) -> str:
         return "\n\n".join(s.text for s in self.sections)
+
+
+def index_doc(entry: SkillEntry) -> IndexDoc:
+    """What the search index holds of a skill."""
+    return IndexDoc(name=entry.name, title=entry.title, description=entry.description,
+                    tags=entry.tags, intents=entry.intents, applies_to=entry.applies_to,
+                    compatibility=entry.compatibility, headings=entry.headings,
+                    body=entry.body)
 
 
 def entry_of(doc: Document) -> SkillEntry:

@@ -52,15 +52,22 @@ class IndexWriter:
     def __init__(self, path: Path, *, replace: bool) -> None:
         self.path = path
         self._replace = replace
-        self._adds: dict[str, IndexDoc] = {}
+        self._adds: dict[str, dict[str, str]] = {}
         self._deletes: dict[str, None] = {}
         self._done = False
 
     def add(self, doc: IndexDoc) -> None:
         """Queue ``doc`` for indexing."""
+        from skillsite.index.fields import field_texts
+
+        self.add_fields(doc.name, field_texts(doc))
+
+    def add_fields(self, name: str, texts: dict[str, str]) -> None:
+        """Queue a document whose fields :func:`~skillsite.index.fields.field_texts`
+        already tokenized, for callers that tokenize in worker processes."""
         self._check_open()
-        self._adds.pop(doc.name, None)
-        self._adds[doc.name] = doc
+        self._adds.pop(name, None)
+        self._adds[name] = texts
 
     def delete(self, name: str) -> None:
         """Queue the removal of the skill called ``name``."""
@@ -75,7 +82,7 @@ class IndexWriter:
         deletes = list(self._deletes)
         if self._replace:
             deletes += [name for name in self._adds if name not in self._deletes]
-        self._apply(deletes, list(self._adds.values()))
+        self._apply(deletes, list(self._adds.items()))
         self._adds.clear()
         self._deletes.clear()
 
@@ -85,7 +92,7 @@ class IndexWriter:
         self._adds.clear()
         self._deletes.clear()
 
-    def _apply(self, deletes: list[str], docs: list[IndexDoc]) -> None:
+    def _apply(self, deletes: list[str], docs: list[tuple[str, dict[str, str]]]) -> None:
         raise NotImplementedError
 
     def _check_open(self) -> None:

@@ -13,14 +13,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from skillsite.index.base import (
     Backend,
-    IndexDoc,
     IndexSearcher,
     IndexWriter,
     SearchIndexError,
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts, field_texts
+from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
 from skillsite.index.tokens import query_terms
 
 if TYPE_CHECKING:
@@ -57,7 +56,7 @@ class TantivyWriter(IndexWriter):
         super().__init__(path, replace=replace)
         self._index = index
 
-    def _apply(self, deletes: list[str], docs: list[IndexDoc]) -> None:
+    def _apply(self, deletes: list[str], docs: list[tuple[str, dict[str, str]]]) -> None:
         import tantivy
 
         writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
@@ -65,9 +64,8 @@ class TantivyWriter(IndexWriter):
         # it, and the new versions must survive.
         for name in deletes:
             writer.delete_documents_by_term(KEY_FIELD, name)
-        for doc in docs:
-            values = field_texts(doc)
-            values[KEY_FIELD] = doc.name
+        for name, texts in docs:
+            values = {**texts, KEY_FIELD: name}
             writer.add_document(tantivy.Document(**values))
         writer.commit()
         writer.garbage_collect_files()

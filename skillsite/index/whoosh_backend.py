@@ -14,14 +14,13 @@ from typing import Any, ClassVar
 
 from skillsite.index.base import (
     Backend,
-    IndexDoc,
     IndexSearcher,
     IndexWriter,
     SearchIndexError,
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts, field_texts
+from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
 from skillsite.index.tokens import query_terms
 
 WRITER_LIMIT_MB = 256
@@ -76,7 +75,7 @@ class WhooshWriter(IndexWriter):
         super().__init__(path, replace=replace)
         self._index = index
 
-    def _apply(self, deletes: list[str], docs: list[IndexDoc]) -> None:
+    def _apply(self, deletes: list[str], docs: list[tuple[str, dict[str, str]]]) -> None:
         writer = self._index.writer(procs=1, limitmb=WRITER_LIMIT_MB, multisegment=False)
         try:
             if deletes:
@@ -84,8 +83,8 @@ class WhooshWriter(IndexWriter):
                 with writer.searcher() as searcher:
                     for name in deletes:
                         writer.delete_by_term(KEY_FIELD, name, searcher=searcher)
-            for doc in docs:
-                writer.add_document(**{KEY_FIELD: doc.name}, **field_texts(doc))
+            for name, texts in docs:
+                writer.add_document(**{KEY_FIELD: name}, **texts)
         except BaseException:
             writer.cancel()
             raise

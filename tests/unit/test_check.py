@@ -10,7 +10,7 @@ from typing import Any, Iterator
 import pytest
 from conftest import Link, check, found, lint, page, skill_md, toml, write
 
-from skillsite.config import Config, parse_table
+from skillsite.config import parse_table
 from skillsite.discover import discover
 from skillsite.errors import ConfigError
 from skillsite.rules import RULES
