@@ -32,8 +32,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from skillsite.index import BACKENDS, IndexDoc  # noqa: E402
-from skillsite.index import tokens  # noqa: E402
+from skillsite.index import (  # noqa: E402
+    BACKENDS,
+    IndexDoc,
+    tokens,  # noqa: E402
+)
 from skillsite.index.fields import field_texts  # noqa: E402
 from skillsite.ranking import rank  # noqa: E402
 

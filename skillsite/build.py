@@ -16,16 +16,33 @@ from pathlib import Path
 from typing import Any, Callable
 
 from skillsite import __version__
-from skillsite.buildcache import (BuildCache, Cached, Extracted, extract, fingerprint_config,
-                                  load_cache, problem_rows, problems_of, save_cache,
-                                  stat_key, still_valid)
+from skillsite.buildcache import (
+    BuildCache,
+    Cached,
+    Extracted,
+    extract,
+    fingerprint_config,
+    load_cache,
+    problem_rows,
+    problems_of,
+    save_cache,
+    stat_key,
+    still_valid,
+)
 from skillsite.catalog import write_catalog
 from skillsite.check import check_files, corpus_problems, display_path, resolve_jobs
 from skillsite.config import Config
 from skillsite.content import ContentStore
 from skillsite.discover import Flagged, discover
-from skillsite.dist import (ARTIFACT_VERSION, BuildLock, copy_previous, read_manifest,
-                            swap_in, temp_dir, write_manifest)
+from skillsite.dist import (
+    ARTIFACT_VERSION,
+    BuildLock,
+    copy_previous,
+    read_manifest,
+    swap_in,
+    temp_dir,
+    write_manifest,
+)
 from skillsite.errors import SkillsiteError
 from skillsite.graph import write_graph
 from skillsite.index import BACKENDS, DEFAULT_BACKEND

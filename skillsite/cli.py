@@ -12,8 +12,8 @@ from typing import Callable
 import click
 
 from skillsite import __version__
-from skillsite.models import Problem
 from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
+from skillsite.models import Problem
 
 FORMATS = ("auto", "text", "json", "github", "sarif")
 

@@ -17,7 +17,7 @@ import json
 import os
 import shutil
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any
 
 from skillsite.errors import SkillsiteError
 

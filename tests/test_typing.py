@@ -15,3 +15,10 @@ def test_mypy_passes_on_the_package() -> None:
     done = subprocess.run([sys.executable, "-m", "mypy", "skillsite"], cwd=ROOT,
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_finds_nothing() -> None:
+    pytest.importorskip("ruff")
+    done = subprocess.run([sys.executable, "-m", "ruff", "check", "skillsite", "tests", "bench"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr

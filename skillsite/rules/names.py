@@ -6,7 +6,7 @@ import re
 import unicodedata
 from typing import Iterator
 
-from skillsite.models import Document, WARNING
+from skillsite.models import WARNING, Document
 from skillsite.rules.context import Context, dialect, text_field
 from skillsite.rules.registry import Finding, rule
 
