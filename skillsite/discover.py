@@ -77,15 +77,17 @@ def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
 
 
 #: A folder to walk: path as found, real path, real ancestors, reached through a symlink.
-_Folder = tuple[Path, Path, frozenset[Path], bool]
+_Folder = tuple[str, str, frozenset[str], bool]
 
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
           sink: list[Flagged]) -> Iterator[Source]:
     # A file reached twice (through a symlinked folder and directly) is checked once, under
     # its real path: whatever is reached through a symlink waits until the rest is walked.
-    seen: set[tuple[Path, str]] = set()
-    stack: list[_Folder] = [(root, real_root, frozenset({real_root}), False)]
+    # Paths are plain strings here: this loop sees every entry of the tree.
+    seen: set[tuple[str, str]] = set()
+    top, real_top = str(root), str(real_root)
+    stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False)]
     linked: list[_Folder] = []
     while stack or linked:
         folder, real_folder, ancestors, via_link = stack.pop() if stack else linked.pop()
@@ -93,42 +95,47 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
                              reverse=True)
         except OSError as exc:
-            sink.append(Flagged(folder, Issue("unreadable-file", 1, 1,
-                                              f"cannot list folder: {exc.strerror}")))
+            sink.append(Flagged(Path(folder), Issue("unreadable-file", 1, 1,
+                                                    f"cannot list folder: {exc.strerror}")))
             continue
         files: list[Source] = []
         for entry in entries:
-            path = Path(entry.path)
-            if exclude and _excluded(path.relative_to(root).as_posix(), entry.name, exclude):
+            name, is_link = entry.name, entry.is_symlink()
+            is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+            kind = None if is_dir else kind_of(name)
+            if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
                 continue
-            real = real_folder / entry.name
-            if entry.is_symlink():
-                target = _inside(path, real_root, sink)
+            if exclude and _excluded(os.path.relpath(entry.path, top).replace(os.sep, "/"),
+                                     name, exclude):
+                continue
+            real = os.path.join(real_folder, name)
+            if is_link:
+                target = _inside(Path(entry.path), real_root, sink)
                 if target is None:
                     continue
-                real = target
-            if real.is_dir() if entry.is_symlink() else entry.is_dir(follow_symlinks=False):
+                real, is_dir = str(target), target.is_dir()
+            if is_dir:
                 if real in ancestors:
-                    sink.append(Flagged(path, Issue(
+                    sink.append(Flagged(Path(entry.path), Issue(
                         "symlink-loop", 1, 1,
                         "symlink points back into a folder that contains it; it was not followed")))
-                elif entry.name not in SKIPPED_DIRS:
-                    follows_link = via_link or entry.is_symlink()
+                else:
+                    follows_link = via_link or is_link
                     (linked if follows_link else stack).append(
-                        (path, real, ancestors | {real}, follows_link))
+                        (entry.path, real, ancestors | {real}, follows_link))
                 continue
-            kind = kind_of(entry.name)
-            if kind and not (real.is_file() if entry.is_symlink()
-                             else entry.is_file(follow_symlinks=False)):
+            if not kind:
+                continue
+            if not (os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)):
                 # Opening a FIFO would block forever; a device could be read without end.
-                sink.append(Flagged(path, Issue("unreadable-file", 1, 1,
-                                                "not a regular file (a FIFO, socket or "
-                                                "device); it was not read")))
+                sink.append(Flagged(Path(entry.path), Issue(
+                    "unreadable-file", 1, 1,
+                    "not a regular file (a FIFO, socket or device); it was not read")))
                 continue
             # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
-            if kind and (real, kind) not in seen:
+            if (real, kind) not in seen:
                 seen.add((real, kind))
-                files.append(Source(path, root, kind))
+                files.append(Source(Path(entry.path), root, kind))
         yield from sorted(files, key=lambda source: source.path.name)
 
 
