@@ -79,6 +79,8 @@ _TOKEN_PATTERNS = [
 _ANY_TOKEN = re.compile("|".join(f"(?P<p{i}>{pattern.pattern})" if not pattern.flags & re.I
                                  else f"(?P<p{i}>(?i:{pattern.pattern}))"
                                  for i, (pattern, _) in enumerate(_TOKEN_PATTERNS)))
+# Every pattern above contains one of these; values without any skip the regex (10x cheaper).
+_MARKERS = ("sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "PRIVATE KEY", "@", "?", "&")
 _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
                           r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
 _ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
@@ -101,7 +103,7 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
         requires = ["https://bot:hunter2@tools.example.com/mcp"]
     """
     for pointer, key, value in _strings(doc.data or {}, ""):
-        found = _ANY_TOKEN.search(value)
+        found = _ANY_TOKEN.search(value) if any(m in value for m in _MARKERS) else None
         if found:
             what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
             yield pointer, f"value looks like {what}; load secrets from the environment"
