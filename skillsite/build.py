@@ -30,7 +30,7 @@ from skillsite.buildcache import (
     still_valid,
 )
 from skillsite.catalog import write_catalog
-from skillsite.check import check_files, corpus_problems, display_path, resolve_jobs
+from skillsite.check import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
 from skillsite.discover import Flagged, discover
@@ -164,8 +164,7 @@ def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
     fresh: dict[str, Extracted] = {}
     total = len(stale)
     progress(0, total)
-    results = check_files([s for _, s in stale], ctx, root, resolve_jobs(jobs, total),
-                          lambda n: None, extract)
+    results = check_files([s for _, s in stale], ctx, root, jobs, lambda n: None, extract)
     for done, ((key, source), result) in enumerate(zip(stale, results), start=1):
         cache.files[key] = _cached(result, source)
         if result is not None and result.extracted is not None and result.extracted.entry:

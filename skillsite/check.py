@@ -6,8 +6,10 @@ rules (duplicate names, dependencies) run afterwards over small per-skill record
 from __future__ import annotations
 
 import os
-from concurrent.futures import ProcessPoolExecutor
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from itertools import chain, islice
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -85,32 +87,46 @@ def _check_chunk(sources: list[Source]) -> list[FileResult | None]:
     return [check_file(source, ctx, base, extract) for source in sources]
 
 
-def _chunks(items: list[Source]) -> Iterator[list[Source]]:
-    for start in range(0, len(items), _CHUNK):
-        yield items[start:start + _CHUNK]
+def _chunks(items: Iterable[Source]) -> Iterator[list[Source]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, _CHUNK)):
+        yield chunk
 
 
-def check_files(sources: list[Source], ctx: Context, base: Path, jobs: int,
+def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int | None,
                 progress: Callable[[int], None] = lambda n: None,
                 extract: Extract | None = None) -> Iterator[FileResult | None]:
-    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes."""
-    if jobs <= 1 or len(sources) < 2 * _CHUNK:
-        for source in sources:
+    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes.
+
+    ``jobs`` None or 0 means automatic: one process for a small corpus, every core for a
+    large one. Workers start on the first chunks while ``sources`` (a discovery walk) is
+    still being read, so the walk overlaps with the checking.
+    """
+    iterator = iter(sources)
+    head = list(islice(iterator, PARALLEL_THRESHOLD))
+    small = len(head) < PARALLEL_THRESHOLD
+    workers = max(jobs or (1 if small else os.cpu_count() or 1), 1)
+    if workers == 1 or small:
+        for source in chain(head, iterator):
             yield check_file(source, ctx, base, extract)
             progress(1)
         return
-    with ProcessPoolExecutor(jobs, mp_context=get_context(), initializer=_init_worker,
+    with ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
                              initargs=(ctx, base, extract)) as pool:
-        for results in pool.map(_check_chunk, _chunks(sources)):
-            yield from results
-            progress(len(results))
+        pending: deque[Future[list[FileResult | None]]] = deque()
+        for chunk in _chunks(chain(head, iterator)):
+            pending.append(pool.submit(_check_chunk, chunk))
+            while pending and (pending[0].done() or len(pending) > 4 * workers):
+                yield from _collect(pending.popleft(), progress)
+        while pending:
+            yield from _collect(pending.popleft(), progress)
 
 
-def resolve_jobs(jobs: int | None, files: int) -> int:
-    """``None`` or 0 means automatic: one process for small corpora, every core otherwise."""
-    if jobs:
-        return max(jobs, 1)
-    return 1 if files < PARALLEL_THRESHOLD else (os.cpu_count() or 1)
+def _collect(future: Future[list[FileResult | None]],
+             progress: Callable[[int], None]) -> list[FileResult | None]:
+    results = future.result()
+    progress(len(results))
+    return results
 
 
 def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
@@ -124,12 +140,11 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
     ctx = Context(config or Config())
     base = Path(os.path.abspath(base or Path.cwd()))
     flagged: list[Flagged] = []
-    sources = list(discover([Path(p) for p in paths], exclude=ctx.config.exclude,
-                            flagged=flagged))
+    sources = discover([Path(p) for p in paths], exclude=ctx.config.exclude, flagged=flagged)
     problems: list[Problem] = []
     records: list[SkillRecord] = []
     files = skills = 0
-    for result in check_files(sources, ctx, base, resolve_jobs(jobs, len(sources)), progress):
+    for result in check_files(sources, ctx, base, jobs, progress):
         if result is None:
             continue
         files += 1

@@ -43,11 +43,11 @@ def test_negative_corpus_in_parallel_matches_single_process() -> None:
     one = skillsite.check([negative], base=negative, jobs=1)
     # Force workers even for a small corpus by checking it through the pool directly.
     check_module = importlib.import_module("skillsite.check")
-    old = check_module._CHUNK
-    check_module._CHUNK = 1
+    old = check_module._CHUNK, check_module.PARALLEL_THRESHOLD
+    check_module._CHUNK, check_module.PARALLEL_THRESHOLD = 1, 1
     try:
         two = skillsite.check([negative], base=negative, jobs=2)
     finally:
-        check_module._CHUNK = old
+        check_module._CHUNK, check_module.PARALLEL_THRESHOLD = old
     assert two.problems == one.problems
     assert (two.files, two.skills) == (one.files, one.skills)
