@@ -45,7 +45,7 @@ def kind_of(name: str) -> str | None:
     if name == "skill.json":
         return "skill-json"
     if name.lower().endswith((".md", ".markdown")):
-        return CANDIDATE
+        return CANDIDATE  # a Mini-A virtual skill if its front matter says so
     return None
 
 
@@ -76,8 +76,9 @@ def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
                for pattern in exclude)
 
 
-#: A folder to walk: path as found, real path, real ancestors, reached through a symlink.
-_Folder = tuple[str, str, frozenset[str], bool]
+#: A folder to walk: path as found, real path, real ancestors, reached through a symlink,
+#: inside a SKILL.md skill's folder.
+_Folder = tuple[str, str, frozenset[str], bool, bool]
 
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
@@ -87,10 +88,11 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
     # Paths are plain strings here: this loop sees every entry of the tree.
     seen: set[tuple[str, str]] = set()
     top, real_top = str(root), str(real_root)
-    stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False)]
+    stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False, False)]
     linked: list[_Folder] = []
     while stack or linked:
-        folder, real_folder, ancestors, via_link = stack.pop() if stack else linked.pop()
+        folder, real_folder, ancestors, via_link, in_skill = (stack.pop() if stack
+                                                              else linked.pop())
         try:
             entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
                              reverse=True)
@@ -99,10 +101,15 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                                                     f"cannot list folder: {exc.strerror}")))
             continue
         files: list[Source] = []
+        # Markdown beside a SKILL.md, or below it, is the skill's own reference material
+        # (Agent Skills layout), never a Mini-A page of its own.
+        in_skill = in_skill or any(e.name == "SKILL.md" for e in entries)
         for entry in entries:
             name, is_link = entry.name, entry.is_symlink()
             is_dir = not is_link and entry.is_dir(follow_symlinks=False)
             kind = None if is_dir else kind_of(name)
+            if kind == CANDIDATE and in_skill and not is_link:
+                continue
             if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
                 continue
             if exclude and _excluded(os.path.relpath(entry.path, top).replace(os.sep, "/"),
@@ -122,9 +129,9 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                 else:
                     follows_link = via_link or is_link
                     (linked if follows_link else stack).append(
-                        (entry.path, real, ancestors | {real}, follows_link))
+                        (entry.path, real, ancestors | {real}, follows_link, in_skill))
                 continue
-            if not kind:
+            if not kind or (kind == CANDIDATE and in_skill):
                 continue
             if not (os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)):
                 # Opening a FIFO would block forever; a device could be read without end.

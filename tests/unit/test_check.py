@@ -235,3 +235,13 @@ def test_args_schema_with_a_remote_meta_schema_is_not_fetched(
     assert found(result) == [("x/skill.json", 5, 13, "args-schema-invalid")]
     assert "cannot be checked" in result.problems[0].message
     assert requests == []
+
+
+def test_markdown_inside_a_skill_folder_is_reference_material_not_a_page(
+        tmp_path: Path) -> None:
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf"),
+                     "pdf/references/guide.md": page("guide", "risk: extreme\n"),
+                     "wiki/guide.md": page("guide2")})
+    result = check(tmp_path)
+    assert (result.files, result.skills) == (2, 2)
+    assert found(result) == []
