@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,7 +62,7 @@ def dependency_state(path: str) -> Any:
         info = os.stat(path)
     except OSError:
         return None
-    return info.st_mtime_ns if os.path.isdir(path) else True
+    return info.st_mtime_ns if stat.S_ISDIR(info.st_mode) else True
 
 
 def still_valid(cached: Cached | None, path: Path) -> bool:

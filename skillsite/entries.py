@@ -193,6 +193,8 @@ def _first_heading(sections: tuple[Section, ...]) -> str:
 
 
 def _relative(path: str, root: str) -> str:
+    if path.startswith(root + os.sep):  # the usual case, without relpath's cost
+        return path[len(root) + 1:].replace(os.sep, "/")
     return os.path.relpath(path, root).replace(os.sep, "/")
 
 
