@@ -108,31 +108,37 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
             raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
                               f"{out} was not changed", problems)
         included = _included(cache, errored)
+        cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
+                          for c in included.values()}
+        reuse = previous and bool(old.included)
         work = temp_dir(out)
         try:
-            incremental_write = previous and bool(old.included)
-            if incremental_write:
+            if reuse:
                 copy_previous(out, work, link=("index",) if backend == "tantivy" else ())
-            cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
-                              for c in included.values()}
-            _write_stores(work, sources, included, fresh, old if incremental_write
-                          else BuildCache(), cache, ctx, root, backend)
-            write_catalog([c.catalog for c in included.values() if c.catalog], work /
-                          "catalog.json")
-            write_graph([c.graph for c in included.values() if c.graph], work / "graph.json")
-            save_cache(work, config_key, cache)
-            formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
-            write_manifest(work, _manifest_fields(formats, backend, cache, problems))
+            _write_stores(work, sources, included, fresh, old if reuse else BuildCache(),
+                          cache, ctx, root, backend)
+            formats = _write_listings(work, included, cache, config_key, backend, problems)
             swap_in(work, out)
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
-    files = sum(1 for c in cache.files.values() if c.found) + len(flagged)
-    return BuildResult(out, problems, files, sum(1 for c in cache.files.values() if c.is_skill),
-                       len(included), sorted(p for p in errored if p in cache.files
-                                             and cache.files[p].catalog),
-                       len(fresh), incremental_write, backend,
-                       time.monotonic() - started, dict(sorted(formats.items())))
+    return BuildResult(
+        out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
+        skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
+        excluded=sorted(p for p in errored if p in cache.files and cache.files[p].catalog),
+        rechecked=len(fresh), incremental=reuse, backend=backend,
+        seconds=time.monotonic() - started, formats=dict(sorted(formats.items())))
+
+
+def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
+                    config_key: str, backend: str, problems: list[Problem]) -> Counter[str]:
+    """catalog.json, graph.json, the build cache and, last, the manifest."""
+    write_catalog([c.catalog for c in included.values() if c.catalog], work / "catalog.json")
+    write_graph([c.graph for c in included.values() if c.graph], work / "graph.json")
+    save_cache(work, config_key, cache)
+    formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
+    write_manifest(work, _manifest_fields(formats, backend, problems))
+    return formats
 
 
 def _refuse_foreign_folder(out: Path) -> None:
@@ -260,7 +266,7 @@ def _entries_for(added: dict[str, Cached], fresh: dict[str, Extracted],
     return [fresh[key] for key in sorted(added) if key in fresh]
 
 
-def _manifest_fields(formats: Counter[str], backend: str, cache: BuildCache,
+def _manifest_fields(formats: Counter[str], backend: str,
                      problems: list[Problem]) -> dict[str, Any]:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     built = time.gmtime(int(epoch) if epoch and epoch.isdigit() else time.time())
