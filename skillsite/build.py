@@ -77,6 +77,20 @@ class BuildResult:
     backend: str
     seconds: float
     formats: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)   # seconds per phase
+
+
+class _Clock:
+    """Seconds spent per build phase, for ``build -v`` and the benchmark."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.last = time.monotonic()
+
+    def lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.timings[phase] = round(now - self.last, 3)
+        self.last = now
 
 
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
@@ -95,13 +109,17 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     root = Path(os.path.abspath(corpus))
     out = Path(os.path.abspath(out))
     _refuse_foreign_folder(out)
+    clock = _Clock()
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend)
         previous = _reusable(out, backend) if incremental else False
         old = load_cache(out, config_key) if previous else BuildCache()
+        clock.lap("load cache")
         flagged: list[Flagged] = []
         sources = list(discover([root], exclude=ctx.config.exclude, flagged=flagged))
+        clock.lap("discover")
         cache, fresh = _lint(sources, old, ctx, root, jobs, progress)
+        clock.lap("check")
         problems = _all_problems(cache, flagged, ctx, root)
         errored = {p.path for p in problems if p.severity == ERROR}
         if strict and errored:
@@ -113,12 +131,17 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         reuse = previous and bool(old.included)
         work = temp_dir(out)
         try:
+            clock.lap("corpus rules")
             if reuse:
                 copy_previous(out, work, link=("index",) if backend == "tantivy" else ())
+            clock.lap("copy previous")
             _write_stores(work, sources, included, fresh, old if reuse else BuildCache(),
                           cache, ctx, root, backend)
+            clock.lap("content and index")
             formats = _write_listings(work, included, cache, config_key, backend, problems)
+            clock.lap("catalog, graph, cache, manifest")
             swap_in(work, out)
+            clock.lap("swap in")
         except BaseException:
             shutil.rmtree(work, ignore_errors=True)
             raise
@@ -127,7 +150,8 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
         excluded=sorted(p for p in errored if p in cache.files and cache.files[p].catalog),
         rechecked=len(fresh), incremental=reuse, backend=backend,
-        seconds=time.monotonic() - started, formats=dict(sorted(formats.items())))
+        seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
+        timings=clock.timings)
 
 
 def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,

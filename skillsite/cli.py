@@ -172,8 +172,9 @@ class _progress:
               help="Configuration file (default: the nearest skillsite.toml, or "
                    "pyproject.toml with [tool.skillsite]).")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the time each phase took.")
 def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs: int,
-          config_path: Path | None, quiet: bool) -> None:
+          config_path: Path | None, quiet: bool, verbose: bool) -> None:
     """Build the catalog, skill graph, search index and content store into DIST.
 
     CORPUS defaults to ./corpus and the output to ./dist. Every skill is linted first;
@@ -216,6 +217,9 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
                f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
                f"{result.rechecked} of {result.files} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
+    if verbose:
+        for phase, seconds in result.timings.items():
+            click.echo(f"  {phase:<34}{seconds:8.2f} s")
 
 
 def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:
