@@ -54,8 +54,8 @@ def _sizes(dist: Path) -> dict[str, float]:
         return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() \
             else path.stat().st_size
     parts = {"catalog": dist / "catalog.json", "graph": dist / "graph.json",
-             "content": dist / "content.sqlite", "index": dist / "index",
-             "cache": dist / "build-cache.json"}
+             "content": dist / "content", "index": dist / "index",
+             "cache": dist / "build-cache.bin"}
     return {name: size(path) / max(skills, 1) for name, path in parts.items()}
 
 

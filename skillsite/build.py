@@ -17,6 +17,7 @@ from typing import Any, Callable
 
 from skillsite import __version__
 from skillsite.buildcache import (
+    CACHE_FILE,
     BuildCache,
     Cached,
     Extracted,
@@ -29,7 +30,7 @@ from skillsite.buildcache import (
     stat_key,
     still_valid,
 )
-from skillsite.catalog import write_catalog
+from skillsite.catalog import catalog_entry, record_json, write_catalog
 from skillsite.check import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
@@ -44,7 +45,7 @@ from skillsite.dist import (
     write_manifest,
 )
 from skillsite.errors import SkillsiteError
-from skillsite.graph import write_graph
+from skillsite.graph import graph_input, write_graph
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
 from skillsite.lint import make_problem
 from skillsite.models import ERROR, Problem, Source
@@ -113,7 +114,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend)
         previous = _reusable(out, backend) if incremental else False
-        old = load_cache(out, config_key) if previous else BuildCache()
+        old = _previous_cache(out, config_key) if previous else BuildCache()
         clock.lap("load cache")
         flagged: list[Flagged] = []
         sources = list(discover([root], exclude=ctx.config.exclude, flagged=flagged))
@@ -133,12 +134,16 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         try:
             clock.lap("corpus rules")
             if reuse:
-                copy_previous(out, work, link=("index",) if backend == "tantivy" else ())
+                # tantivy never rewrites a segment; Whoosh may, so its index is copied.
+                tantivy = backend == "tantivy"
+                link = ("content", "graph.json", "index") if tantivy else ("content", "graph.json")
+                copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
             clock.lap("copy previous")
             _write_stores(work, sources, included, fresh, old if reuse else BuildCache(),
                           cache, ctx, root, backend)
             clock.lap("content and index")
-            formats = _write_listings(work, included, cache, config_key, backend, problems)
+            formats = _write_listings(work, included, cache, old if reuse else None,
+                                      config_key, backend, problems, out if reuse else None)
             clock.lap("catalog, graph, cache, manifest")
             swap_in(work, out)
             clock.lap("swap in")
@@ -155,14 +160,26 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
 
 
 def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
-                    config_key: str, backend: str, problems: list[Problem]) -> Counter[str]:
-    """catalog.json, graph.json, the build cache and, last, the manifest."""
-    write_catalog([c.catalog for c in included.values() if c.catalog], work / "catalog.json")
-    write_graph([c.graph for c in included.values() if c.graph], work / "graph.json")
+                    old: BuildCache | None, config_key: str, backend: str,
+                    problems: list[Problem], previous: Path | None) -> Counter[str]:
+    """catalog.json, graph.json (kept from ``old`` when no edge or node changed), the
+    build cache and, last, the manifest."""
+    write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
+                  work / "catalog.json")
+    graph = [c.graph for c in included.values() if c.graph]
+    if old is None or graph != _graph_inputs(old):
+        (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
+        write_graph(graph, work / "graph.json")
     save_cache(work, config_key, cache)
     formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
-    write_manifest(work, _manifest_fields(formats, backend, problems))
+    write_manifest(work, _manifest_fields(formats, backend, problems), previous)
     return formats
+
+
+def _graph_inputs(cache: BuildCache) -> list[dict[str, Any]]:
+    """The graph inputs of the skills ``cache`` included, in path order."""
+    return [c.graph for _, c in sorted(cache.files.items()) if c.graph and c.catalog
+            and cache.included.get(c.catalog["name"]) == (c.fingerprint or "")]
 
 
 def _refuse_foreign_folder(out: Path) -> None:
@@ -171,6 +188,11 @@ def _refuse_foreign_folder(out: Path) -> None:
         raise SkillsiteError(f"{out} exists and is not a skillsite dist/ (it has no "
                              "manifest.json); refusing to replace it. Choose another "
                              "folder with -o, or remove it first")
+
+
+def _previous_cache(out: Path, config_key: str) -> BuildCache:
+    manifest = read_manifest(out) or {}
+    return load_cache(out, config_key, manifest.get("files", {}).get(CACHE_FILE))
 
 
 def _reusable(out: Path, backend: str) -> bool:
@@ -213,14 +235,13 @@ def _cached(result: Any, source: Source) -> Cached:
         return Cached(stat, [], None, False, found=False)
     extracted: Extracted | None = result.extracted
     entry = extracted.entry if extracted else None
-    from skillsite.catalog import catalog_entry
-    from skillsite.graph import graph_input
+    record = catalog_entry(entry) if entry else None
     return Cached(stat, problem_rows(result.problems),
                   vars(result.record) if result.record else None, result.is_skill,
-                  extracted.deps if extracted else [],
-                  catalog_entry(entry) if entry else None,
+                  extracted.deps if extracted else [], record,
                   graph_input(entry) if entry else None,
-                  extracted.fingerprint if extracted else None)
+                  extracted.fingerprint if extracted else None,
+                  catalog_json=record_json(record) if record else None)
 
 
 def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
@@ -267,7 +288,7 @@ def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached]
              if old.included.get(c.catalog["name"]) != c.fingerprint}  # type: ignore[index]
     entries = _entries_for(added, fresh, sources, ctx, root)
     engine = BACKENDS[backend]
-    with ContentStore(work / "content.sqlite", write=True) as store, \
+    with ContentStore(work / "content", write=True) as store, \
             (engine.update(work / "index") if old.included
              else engine.create(work / "index")) as writer:
         for name in removed:

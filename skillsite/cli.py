@@ -185,7 +185,7 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
       manifest.json   format version, counts, index backend, sha256 of every file
       catalog.json    the compact listing (name, description, format, path, tags, ...)
       graph.json      skills and tags, with link / depends_on / tag edges
-      content.sqlite  each skill's sections, metadata and supporting files
+      content/        each skill's sections, metadata and supporting files (SQLite)
       index/          the prebuilt search index
 
     \b

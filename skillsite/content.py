@@ -1,9 +1,12 @@
-"""The content store, ``content.sqlite``: each skill's sections, metadata and files.
+"""The content store, ``content/``: each skill's sections, metadata and files.
 
-One SQLite file, keyed by skill name, so a reader in a fresh process fetches one skill
-with an indexed lookup instead of loading the catalog, and never parses Markdown.
+SQLite files keyed by skill name, so a reader in a fresh process fetches one skill with
+one indexed lookup instead of loading the catalog, and never parses Markdown. The store
+is split into :data:`SHARDS` files (``content/07.sqlite``; the shard is fixed by the
+name's hash, see :func:`shard_of`) so an incremental build copies and rewrites only the
+shards whose skills changed, not the whole store.
 
-Tables:
+Tables, the same in every shard:
 
 - ``skills(name, path, format, sha256, title, description, meta)``: ``meta`` is JSON with
   the catalog record plus ``title``, ``intents``, ``applies_to``, ``compatibility``,
@@ -15,7 +18,10 @@ Tables:
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import shutil
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterator
@@ -47,59 +53,102 @@ def meta_of(entry: SkillEntry) -> dict[str, Any]:
             "metadata": entry.metadata}
 
 
-class ContentStore:
-    """Read and write ``content.sqlite``. Use as a context manager; writes commit on exit."""
+SHARDS = 64
 
-    def __init__(self, path: Path, *, write: bool = False) -> None:
-        if write:
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
-            self.db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
-                            (str(CONTENT_VERSION),))
-            self.db.execute("BEGIN")
-        else:
-            self.db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+
+def shard_of(name: str) -> str:
+    """The shard file that holds skill ``name``: stable across builds and machines."""
+    number = int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:2], "big")
+    return f"{number % SHARDS:02d}.sqlite"
+
+
+class ContentStore:
+    """Read or write the store in ``folder``. Use as a context manager; writes commit on
+    exit. A shard that is a hard link (to the previous build) is copied before its first
+    write, so the previous build never changes."""
+
+    def __init__(self, folder: Path, *, write: bool = False) -> None:
+        self.folder = folder
         self.write = write
+        self.open_shards: dict[str, sqlite3.Connection] = {}
+        if write:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def _shard(self, name: str) -> sqlite3.Connection | None:
+        return self._connect(shard_of(name))
+
+    def _connect(self, shard: str) -> sqlite3.Connection | None:
+        if shard in self.open_shards:
+            return self.open_shards[shard]
+        path = self.folder / shard
+        if not self.write:
+            if not path.is_file():
+                return None
+            db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        else:
+            _unshare(path)
+            db = sqlite3.connect(path, isolation_level=None)
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
+            db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
+                       (str(CONTENT_VERSION),))
+            db.execute("BEGIN")
+        self.open_shards[shard] = db
+        return db
 
     def __enter__(self) -> ContentStore:
         return self
 
     def __exit__(self, kind: object, *rest: object) -> None:
-        if self.write:
-            self.db.execute("COMMIT" if kind is None else "ROLLBACK")
-        self.db.close()
+        for db in self.open_shards.values():
+            if self.write:
+                db.execute("COMMIT" if kind is None else "ROLLBACK")
+            db.close()
+        self.open_shards.clear()
 
     def put(self, entry: SkillEntry) -> None:
         self.delete(entry.name)
-        self.db.execute("INSERT INTO skills VALUES (?, ?, ?, ?, ?, ?, ?)",
+        db = self._shard(entry.name)
+        assert db is not None
+        db.execute("INSERT INTO skills VALUES (?, ?, ?, ?, ?, ?, ?)",
                         (entry.name, entry.path, entry.format, entry.sha256, entry.title,
                          entry.description, json.dumps(meta_of(entry), ensure_ascii=False,
                                                        sort_keys=True)))
-        self.db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?)",
+        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?)",
                             [(entry.name, i, s.heading, s.level, s.start_line, s.end_line,
                               s.text) for i, s in enumerate(entry.sections)])
-        self.db.executemany("INSERT INTO files VALUES (?, ?)",
+        db.executemany("INSERT INTO files VALUES (?, ?)",
                             [(entry.name, f) for f in entry.files])
 
     def delete(self, name: str) -> None:
+        db = self._shard(name)
+        assert db is not None
         for table in ("skills", "sections", "files"):
-            self.db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))
+            db.execute(f"DELETE FROM {table} WHERE name = ?", (name,))
+
+    def _shards(self) -> list[sqlite3.Connection]:
+        shards = sorted(p.name for p in self.folder.glob("*.sqlite"))
+        return [db for shard in shards if (db := self._connect(shard)) is not None]
 
     def names(self) -> list[str]:
-        return [row[0] for row in self.db.execute("SELECT name FROM skills ORDER BY name")]
+        return sorted(row[0] for db in self._shards()
+                      for row in db.execute("SELECT name FROM skills"))
+
+    def _rows(self, name: str, query: str) -> list[tuple[Any, ...]]:
+        db = self._shard(name)
+        return db.execute(query, (name,)).fetchall() if db is not None else []
 
     def meta(self, name: str) -> dict[str, Any] | None:
-        row = self.db.execute("SELECT meta FROM skills WHERE name = ?", (name,)).fetchone()
-        return json.loads(row[0]) if row else None
+        rows = self._rows(name, "SELECT meta FROM skills WHERE name = ?")
+        return json.loads(rows[0][0]) if rows else None
 
     def sections(self, name: str) -> list[Section]:
-        rows = self.db.execute("SELECT heading, level, start_line, end_line, text FROM "
-                               "sections WHERE name = ? ORDER BY ord", (name,))
-        return [Section(*row) for row in rows]
+        return [Section(*row) for row in self._rows(
+            name, "SELECT heading, level, start_line, end_line, text FROM sections "
+                  "WHERE name = ? ORDER BY ord")]
 
     def files(self, name: str) -> list[str]:
-        return [row[0] for row in self.db.execute(
-            "SELECT path FROM files WHERE name = ? ORDER BY path", (name,))]
+        return [row[0] for row in self._rows(
+            name, "SELECT path FROM files WHERE name = ? ORDER BY path")]
 
     def index_doc(self, name: str) -> IndexDoc | None:
         """What the search index holds of ``name``, for ranking its candidates."""
@@ -116,6 +165,15 @@ class ContentStore:
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
         for table, order in (("skills", "name"), ("sections", "name, ord"),
-                             ("files", "name, path"), ("info", "key")):
-            yield from (( table, *row) for row in
-                        self.db.execute(f"SELECT * FROM {table} ORDER BY {order}"))
+                             ("files", "name, path")):
+            rows = [row for db in self._shards()
+                    for row in db.execute(f"SELECT * FROM {table} ORDER BY {order}")]
+            yield from ((table, *row) for row in sorted(rows))
+
+
+def _unshare(path: Path) -> None:
+    """Give ``path`` its own copy if it is hard-linked to another file."""
+    if path.is_file() and path.stat().st_nlink > 1:
+        private = path.with_suffix(".tmp")
+        shutil.copyfile(path, private)
+        os.replace(private, path)

@@ -75,25 +75,33 @@ def temp_dir(dist: Path) -> Path:
     return work
 
 
-def copy_previous(dist: Path, work: Path, *, link: tuple[str, ...] = ()) -> None:
-    """Copy ``dist`` into ``work``; files under the ``link`` folders are hard-linked,
-    which is safe only for files their writers never modify in place."""
-    for source in sorted(dist.rglob("*")):
-        target = work / source.relative_to(dist)
-        if source.is_dir():
-            target.mkdir(parents=True, exist_ok=True)
-        elif source.relative_to(dist).parts[0] in link:
+def copy_previous(dist: Path, work: Path, *, link: tuple[str, ...] = (),
+                  copy: tuple[str, ...] = ()) -> None:
+    """Bring the ``link`` and ``copy`` entries (files or folders) of ``dist`` into ``work``.
+
+    ``link`` entries are hard-linked: free, and safe for files that their writers never
+    change in place (tantivy segments; content shards, which are copied before a write).
+    """
+    for name in (*link, *copy):
+        top = dist / name
+        for source in sorted([top, *top.rglob("*")] if top.is_dir() else [top]):
+            if not source.exists():
+                continue
+            target = work / source.relative_to(dist)
+            if source.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            os.link(source, target)
-        else:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(source, target)
+            if name in link:
+                os.link(source, target)
+            else:
+                shutil.copyfile(source, target)
 
 
 def swap_in(work: Path, dist: Path) -> None:
     """Make ``work`` the new ``dist`` and delete the old one."""
-    for path in [work, *work.rglob("*")]:
-        if path.is_file():
+    for path in work.rglob("*"):
+        if path.is_file() and path.stat().st_nlink == 1:  # linked files are on disk already
             _fsync(path)
     if dist.exists() and _exchange(work, dist):
         shutil.rmtree(work, ignore_errors=True)  # work now holds the old dist
@@ -120,14 +128,29 @@ def _fsync(path: Path) -> None:
         os.fsync(handle.fileno())
 
 
-def file_checksums(folder: Path) -> dict[str, str]:
-    """sha256 of every file under ``folder`` but the manifest, by relative path."""
+def file_checksums(folder: Path, previous: Path | None = None) -> dict[str, str]:
+    """sha256 of every file under ``folder`` but the manifest, by relative path.
+
+    A file that is a hard link to the same file in ``previous`` (an earlier dist) is the
+    same bytes, so its checksum is taken from that dist's manifest instead of re-read.
+    """
+    known = (read_manifest(previous) or {}).get("files", {}) if previous else {}
     sums = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder).as_posix()
-        if relative != MANIFEST:
-            sums[relative] = _sha256(path)
+        if relative == MANIFEST:
+            continue
+        sums[relative] = (known[relative] if relative in known
+                          and _same_file(path, previous / relative)  # type: ignore[operator]
+                          else _sha256(path))
     return sums
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _sha256(path: Path) -> str:
@@ -138,9 +161,9 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def write_manifest(folder: Path, fields: dict[str, Any]) -> None:
+def write_manifest(folder: Path, fields: dict[str, Any], previous: Path | None = None) -> None:
     manifest = {"artifact_version": ARTIFACT_VERSION, **fields,
-                "files": file_checksums(folder)}
+                "files": file_checksums(folder, previous)}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n",
                                    encoding="utf-8")
 

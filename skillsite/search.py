@@ -25,6 +25,6 @@ def search(dist: Path, query: str, *, limit: int = 10) -> list[tuple[str, float]
     engine = BACKENDS[manifest["index_backend"]]
     with engine.open(dist / "index") as searcher:
         names = searcher.candidates(query, limit=max(CANDIDATES, limit))
-    with ContentStore(dist / "content.sqlite") as store:
+    with ContentStore(dist / "content") as store:
         docs = [doc for name in names if (doc := store.index_doc(name)) is not None]
     return rank(query, docs, limit=limit)

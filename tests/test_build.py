@@ -97,7 +97,7 @@ def test_description_with_dashes_is_preserved_exactly(tmp_path: Path) -> None:
 
 def test_content_store_serves_sections_and_generated_bodies(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
-    with ContentStore(tmp_path / "dist" / "content.sqlite") as store:
+    with ContentStore(tmp_path / "dist" / "content") as store:
         sections = store.sections("pdf-forms")
         assert sections[0].heading and sections[0].start_line > 1
         source_lines = (corpus / "skills/pdf-forms/SKILL.md").read_text().split("\n")
@@ -139,7 +139,7 @@ def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None
 
 def dist_state(dist: Path) -> dict:
     """Everything a reader can observe in a dist, minus build time and byte layout."""
-    with ContentStore(dist / "content.sqlite") as store:
+    with ContentStore(dist / "content") as store:
         content = list(store.dump())
     return {"catalog": (dist / "catalog.json").read_bytes(),
             "graph": (dist / "graph.json").read_bytes(), "content": content,
@@ -165,9 +165,37 @@ def test_incremental_build_equals_a_clean_build(corpus: Path, tmp_path: Path,
     assert incremental.rechecked < clean.rechecked
     assert incremental.problems == clean.problems
     assert dist_state(dist) == dist_state(tmp_path / "clean")
+    verify_checksums(dist)
     names = [s["name"] for s in json.loads((dist / "catalog.json").read_text())["skills"]]
     assert "new-one" in names and "pr-review" not in names and "broken" not in names
     assert search(dist, "Structured Query Language", limit=1)[0][0] == "sql-review"
+
+
+def verify_checksums(dist: Path) -> None:
+    manifest = read_manifest(dist)
+    assert manifest is not None
+    for relative, digest in manifest["files"].items():
+        assert hashlib.sha256((dist / relative).read_bytes()).hexdigest() == digest, relative
+
+
+@pytest.mark.parametrize("backend", ["tantivy", "whoosh"])
+def test_an_incremental_build_that_fails_late_leaves_the_previous_dist(
+        corpus: Path, tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    dist = tmp_path / "dist"
+    build(corpus, dist, backend=backend)
+    before = {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()}
+    skill_md = corpus / "skills/sql-review/SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nOne more line.\n")
+
+    def fail(*args: object) -> None:
+        raise RuntimeError("disk full")
+    monkeypatch.setattr("skillsite.build.write_catalog", fail)  # after content and index
+    with pytest.raises(RuntimeError):
+        build(corpus, dist, backend=backend)
+    assert {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before
+    monkeypatch.undo()
+    assert build(corpus, dist, backend=backend).rechecked == 1
+    verify_checksums(dist)
 
 
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
@@ -203,7 +231,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_dist(tmp_path: Path) -> None:
 
 def test_damaged_cache_falls_back_to_a_full_build(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
-    (tmp_path / "dist/build-cache.json").write_text("{not json")
+    (tmp_path / "dist/build-cache.bin").write_bytes(b"\x00garbage")
     again = build(corpus, tmp_path / "dist")
     assert again.rechecked == 19 and again.included == 19
 
