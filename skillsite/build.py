@@ -303,8 +303,8 @@ def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached]
 def _entries_for(added: dict[str, Cached], fresh: dict[str, Extracted],
                  sources: list[Source], ctx: Context, root: Path) -> list[Extracted]:
     """Full entries for the skills to (re)write; those not read this time are read now."""
-    missing = [s for s in sources if display_path(s.path, root) in added
-               and display_path(s.path, root) not in fresh]
+    wanted = set(added) - set(fresh)
+    missing = [s for s in sources if wanted and display_path(s.path, root) in wanted]
     for result in check_files(missing, ctx, root, 1, extract=extract):
         if result is not None and result.extracted and result.extracted.entry:
             fresh[result.path] = result.extracted

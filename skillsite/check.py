@@ -43,7 +43,7 @@ Extract = Callable[[Document], Any]
 
 def display_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, with ``/`` separators."""
-    absolute = os.path.abspath(path)
+    absolute = str(path) if os.path.isabs(path) else os.path.abspath(path)
     prefix = os.path.join(str(base), "")
     if absolute.startswith(prefix):
         absolute = absolute[len(prefix):]

@@ -71,6 +71,7 @@ class ContentStore:
         self.folder = folder
         self.write = write
         self.open_shards: dict[str, sqlite3.Connection] = {}
+        self.pending: dict[str, tuple[list[tuple[Any, ...]], ...]] = {}
         if write:
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -99,6 +100,8 @@ class ContentStore:
         return self
 
     def __exit__(self, kind: object, *rest: object) -> None:
+        if self.write and kind is None:
+            self._flush()
         for db in self.open_shards.values():
             if self.write:
                 db.execute("COMMIT" if kind is None else "ROLLBACK")
@@ -106,18 +109,24 @@ class ContentStore:
         self.open_shards.clear()
 
     def put(self, entry: SkillEntry) -> None:
-        self.delete(entry.name)
-        db = self._shard(entry.name)
-        assert db is not None
-        db.execute("INSERT INTO skills VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (entry.name, entry.path, entry.format, entry.sha256, entry.title,
-                         entry.description, json.dumps(meta_of(entry), ensure_ascii=False,
-                                                       sort_keys=True)))
-        db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?)",
-                            [(entry.name, i, s.heading, s.level, s.start_line, s.end_line,
-                              s.text) for i, s in enumerate(entry.sections)])
-        db.executemany("INSERT INTO files VALUES (?, ?)",
-                            [(entry.name, f) for f in entry.files])
+        """Add a skill that is not in the store (delete an older version first). Rows
+        are written in one batch per shard when the store closes."""
+        rows = self.pending.setdefault(shard_of(entry.name), ([], [], []))
+        rows[0].append((entry.name, entry.path, entry.format, entry.sha256, entry.title,
+                        entry.description, json.dumps(meta_of(entry), ensure_ascii=False,
+                                                      sort_keys=True)))
+        rows[1].extend((entry.name, i, s.heading, s.level, s.start_line, s.end_line, s.text)
+                       for i, s in enumerate(entry.sections))
+        rows[2].extend((entry.name, f) for f in entry.files)
+
+    def _flush(self) -> None:
+        for shard, (skills, sections, files) in sorted(self.pending.items()):
+            db = self._connect(shard)
+            assert db is not None
+            db.executemany("INSERT INTO skills VALUES (?, ?, ?, ?, ?, ?, ?)", skills)
+            db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?)", sections)
+            db.executemany("INSERT INTO files VALUES (?, ?)", files)
+        self.pending.clear()
 
     def delete(self, name: str) -> None:
         db = self._shard(name)
