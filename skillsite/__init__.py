@@ -5,13 +5,35 @@ The public Python API::
     import skillsite
     result = skillsite.check(["corpus"])
     print(result.summary(), result.success)
+    built = skillsite.build("corpus", "dist")
+
+Names are imported on first use, so ``import skillsite`` (and ``skillsite --help``) stays
+fast.
 """
 from __future__ import annotations
 
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"
 
-from skillsite.check import check
-from skillsite.config import Config, load_config
-from skillsite.models import CheckResult, Problem
+__all__ = ["__version__", "check", "build", "Config", "load_config", "CheckResult",
+           "Problem", "BuildResult"]
 
-__all__ = ["__version__", "check", "Config", "load_config", "CheckResult", "Problem"]
+_HOMES = {"check": "skillsite.checker", "build": "skillsite.builder", "Config": "skillsite.config",
+          "load_config": "skillsite.config", "CheckResult": "skillsite.models",
+          "Problem": "skillsite.models", "BuildResult": "skillsite.builder"}
+
+if TYPE_CHECKING:
+    from skillsite.builder import BuildResult, build
+    from skillsite.checker import check
+    from skillsite.config import Config, load_config
+    from skillsite.models import CheckResult, Problem
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'skillsite' has no attribute {name!r}")
+    value = getattr(import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value

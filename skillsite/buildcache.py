@@ -94,7 +94,7 @@ class Extracted:
 
 
 def extract(doc: Document) -> Extracted:
-    """The build's extractor for :func:`skillsite.check.check_files` (runs in workers)."""
+    """The build's extractor for :func:`skillsite.checker.check_files` (runs in workers)."""
     if not isinstance((doc.data or {}).get("name"), str):
         return Extracted(None, [], None)
     entry = entry_of(doc)

@@ -100,7 +100,7 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
 
     Exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error.
     """
-    from skillsite.check import check as run_check
+    from skillsite.checker import check as run_check
     from skillsite.config import check_rule_ids, load_config
     from skillsite.report import auto_format, render
     from skillsite.rules import RULES
@@ -196,9 +196,9 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
 
     Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
     """
-    from skillsite.build import BuildFailed
-    from skillsite.build import build as run_build
-    from skillsite.check import display_path
+    from skillsite.builder import BuildFailed
+    from skillsite.builder import build as run_build
+    from skillsite.checker import display_path
     from skillsite.config import load_config
 
     config = load_config(config_path)
@@ -224,7 +224,7 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
 
 def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:
     """The lint report on standard error, paths relative to the current folder."""
-    from skillsite.check import display_path
+    from skillsite.checker import display_path
     from skillsite.report.text import TextReporter
 
     cwd = Path.cwd()

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from skillsite.build import BuildFailed, build
+from skillsite.builder import BuildFailed, build
 from skillsite.cli import main
 from skillsite.content import ContentStore
 from skillsite.dist import BuildLock, read_manifest
@@ -189,7 +189,7 @@ def test_an_incremental_build_that_fails_late_leaves_the_previous_dist(
 
     def fail(*args: object) -> None:
         raise RuntimeError("disk full")
-    monkeypatch.setattr("skillsite.build.write_catalog", fail)  # after content and index
+    monkeypatch.setattr("skillsite.builder.write_catalog", fail)  # after content and index
     with pytest.raises(RuntimeError):
         build(corpus, dist, backend=backend)
     assert {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before

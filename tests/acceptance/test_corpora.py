@@ -42,7 +42,7 @@ def test_negative_corpus_in_parallel_matches_single_process() -> None:
     negative = HERE / "negative"
     one = skillsite.check([negative], base=negative, jobs=1)
     # Force workers even for a small corpus by checking it through the pool directly.
-    check_module = importlib.import_module("skillsite.check")
+    check_module = importlib.import_module("skillsite.checker")
     old = check_module._CHUNK, check_module.PARALLEL_THRESHOLD
     check_module._CHUNK, check_module.PARALLEL_THRESHOLD = 1, 1
     try:

@@ -31,7 +31,7 @@ from skillsite.buildcache import (
     still_valid,
 )
 from skillsite.catalog import catalog_entry, record_json, write_catalog
-from skillsite.check import check_files, corpus_problems, display_path
+from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
 from skillsite.discover import Flagged, discover
