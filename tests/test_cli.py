@@ -175,3 +175,11 @@ def test_rules_command_lists_every_rule_and_the_docs_page_is_current() -> None:
     page = Path(__file__).parent.parent / "docs" / "rules.md"
     assert page.read_text(encoding="utf-8").strip() == rules_markdown().strip(), (
         "docs/rules.md is stale: run `skillsite rules --format markdown > docs/rules.md`")
+
+
+def test_help_is_lazy_and_imports_no_parser_or_engine() -> None:
+    probe = ("import sys, skillsite.cli; "
+             "print(sorted(m for m in ('yaml', 'jsonschema_rs', 'tantivy', 'whoosh', "
+             "'skillsite.checker', 'skillsite.builder') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
