@@ -135,14 +135,14 @@ def file_checksums(folder: Path, previous: Path | None = None) -> dict[str, str]
     same bytes, so its checksum is taken from that dist's manifest instead of re-read.
     """
     known = (read_manifest(previous) or {}).get("files", {}) if previous else {}
+    old_root = previous or folder  # only used when ``known`` has entries
     sums = {}
     for path in sorted(p for p in folder.rglob("*") if p.is_file()):
         relative = path.relative_to(folder).as_posix()
         if relative == MANIFEST:
             continue
         sums[relative] = (known[relative] if relative in known
-                          and _same_file(path, previous / relative)  # type: ignore[operator]
-                          else _sha256(path))
+                          and _same_file(path, old_root / relative) else _sha256(path))
     return sums
 
 
