@@ -20,10 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from skillsite import __version__
+from skillsite.catalog import catalog_entry, record_json
+from skillsite.checker import FileResult, display_path
 from skillsite.config import Config
+from skillsite.content import ContentRows, rows_of
 from skillsite.entries import SkillEntry, entry_of, index_doc, skill_folder
+from skillsite.graph import graph_input
 from skillsite.index.fields import field_texts
-from skillsite.models import Document, Problem
+from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_FILE = "build-cache.bin"
@@ -108,6 +112,51 @@ def extract(doc: Document) -> Extracted:
         watched.append(os.path.normpath(os.path.join(folder, entry_field)))
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
     return Extracted(entry, deps, content_fingerprint(entry), field_texts(index_doc(entry)))
+
+
+@dataclass(frozen=True)
+class Payload:
+    """A skill's rows for the content store and terms for the index, made in a worker."""
+
+    name: str
+    fingerprint: str
+    content: ContentRows
+    index_fields: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Built:
+    """What a build worker sends back for one file: its cache record, and the skill's
+    payload when it has one. The full entry stays in the worker."""
+
+    key: str
+    cached: Cached
+    payload: Payload | None
+
+
+def finish(source: Source, result: FileResult | None) -> Built:
+    """The build's ``finish`` for :func:`skillsite.checker.check_files` (runs in workers)."""
+    try:
+        stat = stat_key(source.path)
+    except OSError:  # vanished, or a broken link: never valid again
+        stat = [0, 0, 0]
+    key = display_path(source.path, source.root)
+    if result is None:
+        return Built(key, Cached(stat, [], None, False, found=False), None)
+    extracted: Extracted | None = result.extracted
+    entry = extracted.entry if extracted else None
+    record = catalog_entry(entry) if entry else None
+    cached = Cached(stat, problem_rows(result.problems),
+                    vars(result.record) if result.record else None, result.is_skill,
+                    extracted.deps if extracted else [], record,
+                    graph_input(entry) if entry else None,
+                    extracted.fingerprint if extracted else None,
+                    catalog_json=record_json(record) if record else None)
+    payload = None
+    if entry is not None and extracted is not None and extracted.index_fields is not None:
+        payload = Payload(entry.name, extracted.fingerprint or "", rows_of(entry),
+                          extracted.index_fields)
+    return Built(key, cached, payload)
 
 
 def content_fingerprint(entry: SkillEntry) -> str:

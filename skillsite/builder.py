@@ -13,24 +13,23 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable, Iterator
 
 from skillsite import __version__
 from skillsite.buildcache import (
     CACHE_FILE,
     BuildCache,
     Cached,
-    Extracted,
+    Payload,
     extract,
     fingerprint_config,
+    finish,
     load_cache,
-    problem_rows,
     problems_of,
     save_cache,
-    stat_key,
     still_valid,
 )
-from skillsite.catalog import catalog_entry, record_json, write_catalog
+from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
@@ -45,7 +44,7 @@ from skillsite.dist import (
     write_manifest,
 )
 from skillsite.errors import SkillsiteError
-from skillsite.graph import graph_input, write_graph
+from skillsite.graph import write_graph
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
 from skillsite.lint import make_problem
 from skillsite.models import ERROR, Problem, Source
@@ -115,33 +114,36 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         config_key = fingerprint_config(ctx.config, backend)
         previous = _reusable(out, backend) if incremental else False
         old = _previous_cache(out, config_key) if previous else BuildCache()
-        clock.lap("load cache")
-        flagged: list[Flagged] = []
-        sources = list(discover([root], exclude=ctx.config.exclude, flagged=flagged))
-        clock.lap("discover")
-        cache, fresh = _lint(sources, old, ctx, root, jobs, progress)
-        clock.lap("check")
-        problems = _all_problems(cache, flagged, ctx, root)
-        errored = {p.path for p in problems if p.severity == ERROR}
-        if strict and errored:
-            raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
-                              f"{out} was not changed", problems)
-        included = _included(cache, errored)
-        cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
-                          for c in included.values()}
         reuse = previous and bool(old.included)
+        clock.lap("load cache")
         work = temp_dir(out)
         try:
-            clock.lap("corpus rules")
             if reuse:
                 # tantivy never rewrites a segment; Whoosh may, so its index is copied.
                 tantivy = backend == "tantivy"
                 link = ("content", "graph.json", "index") if tantivy else ("content", "graph.json")
                 copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
+            else:
+                old.included = {}
             clock.lap("copy previous")
-            _write_stores(work, sources, included, fresh, old if reuse else BuildCache(),
-                          cache, ctx, root, backend)
-            clock.lap("content and index")
+            flagged: list[Flagged] = []
+            found = discover([root], exclude=ctx.config.exclude, flagged=flagged)
+            with _Stores(work, backend, old.included) as stores:
+                cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores)
+                clock.lap("discover, check, content and index")
+                problems = _all_problems(cache, flagged, ctx, root)
+                errored = {p.path for p in problems if p.severity == ERROR}
+                if strict and errored:
+                    raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
+                                      f"{out} was not changed", problems)
+                included = _included(cache, errored)
+                cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
+                                  for c in included.values()}
+                clock.lap("corpus rules")
+                stores.settle(cache.included, lambda names: _payloads(
+                    [sources[key] for key, c in included.items()
+                     if c.catalog and c.catalog["name"] in names], ctx, root))
+            clock.lap("settle content and index")
             formats = _write_listings(work, included, cache, old if reuse else None,
                                       config_key, backend, problems, out if reuse else None)
             clock.lap("catalog, graph, cache, manifest")
@@ -154,9 +156,62 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
         out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
         skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
         excluded=sorted(p for p in errored if p in cache.files and cache.files[p].catalog),
-        rechecked=len(fresh), incremental=reuse, backend=backend,
+        rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
         timings=clock.timings)
+
+
+class _Stores:
+    """The content store and the search index of the build in progress.
+
+    Fresh skills are written as their results arrive, so no build holds 100k skills in
+    memory, and the writing overlaps the checking. Which skills belong in ``dist/`` is
+    only certain after the corpus-wide rules, so :meth:`settle` then removes what must
+    go and adds what was not written yet (a duplicate name's winner, a skill whose
+    dependency just appeared).
+    """
+
+    def __init__(self, work: Path, backend: str, previous: dict[str, str]) -> None:
+        engine = BACKENDS[backend]
+        self.content = ContentStore(work / "content", write=True)
+        self.index = (engine.update(work / "index") if previous
+                      else engine.create(work / "index"))
+        self.held = dict(previous)            # name -> fingerprint in the stores now
+        self.offered: set[str] = set()        # names written from this build's results
+
+    def __enter__(self) -> _Stores:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.index.__exit__(*exc)
+        self.content.__exit__(*exc)
+
+    def offer(self, payload: Payload) -> None:
+        """A freshly checked skill without errors of its own; the first of a name wins."""
+        if payload.name not in self.offered:
+            self.offered.add(payload.name)
+            if self.held.get(payload.name) != payload.fingerprint:
+                self._put(payload)
+
+    def settle(self, wanted: dict[str, str],
+               fetch: Callable[[set[str]], Iterable[Payload]]) -> None:
+        """Make the stores hold exactly ``wanted`` (name -> fingerprint); ``fetch`` reads
+        the skills that are still missing."""
+        for name in [n for n, fp in self.held.items() if wanted.get(n) != fp]:
+            self.content.delete(name)
+            self.index.delete(name)
+            del self.held[name]
+        missing = {n for n, fp in wanted.items() if self.held.get(n) != fp}
+        for payload in fetch(missing) if missing else ():
+            self._put(payload)
+
+    def _put(self, payload: Payload) -> None:
+        if payload.name in self.held:
+            self.content.delete(payload.name)
+            self.index.delete(payload.name)
+        self.content.put_rows(payload.content)
+        self.index.add_fields(payload.name, payload.index_fields)
+        self.held[payload.name] = payload.fingerprint
 
 
 def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
@@ -201,47 +256,41 @@ def _reusable(out: Path, backend: str) -> bool:
                 == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
 
 
-def _lint(sources: list[Source], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress) -> tuple[BuildCache, dict[str, Extracted]]:
-    """Lint what changed, reuse the rest; return the new cache and the fresh entries."""
+def _lint(found: Iterable[Source], old: BuildCache, ctx: Context, root: Path,
+          jobs: int | None, progress: Progress,
+          stores: _Stores) -> tuple[BuildCache, dict[str, Source], int]:
+    """Lint what changed and reuse the rest, while discovery is still walking; fresh
+    skills without errors go straight into ``stores``. Returns the new cache, every
+    source by key, and how many skill files were checked (not counting Markdown pages
+    that turned out not to be skills)."""
     cache = BuildCache()
-    stale: list[tuple[str, Source]] = []
-    for source in sources:
-        key = display_path(source.path, root)
-        cached = old.files.get(key)
-        if cached is not None and still_valid(cached, source.path):
-            cache.files[key] = cached
-        else:
-            stale.append((key, source))
-    fresh: dict[str, Extracted] = {}
-    total = len(stale)
-    progress(0, total)
-    results = check_files([s for _, s in stale], ctx, root, jobs, lambda n: None, extract)
-    for done, ((key, source), result) in enumerate(zip(stale, results), start=1):
-        cache.files[key] = _cached(result, source)
-        if result is not None and result.extracted is not None and result.extracted.entry:
-            fresh[key] = result.extracted
-        if done % 100 == 0 or done == total:
-            progress(done, total)
-    return cache, fresh
+    sources: dict[str, Source] = {}
+    stale = 0
 
+    def changed() -> Iterator[Source]:
+        nonlocal stale
+        for source in found:
+            key = display_path(source.path, root)
+            sources[key] = source
+            cached = old.files.get(key)
+            if cached is not None and still_valid(cached, source.path):
+                cache.files[key] = cached
+            else:
+                stale += 1
+                yield source
 
-def _cached(result: Any, source: Source) -> Cached:
-    try:
-        stat = stat_key(source.path)
-    except OSError:  # vanished, or a broken link: never valid again
-        stat = [0, 0, 0]
-    if result is None:
-        return Cached(stat, [], None, False, found=False)
-    extracted: Extracted | None = result.extracted
-    entry = extracted.entry if extracted else None
-    record = catalog_entry(entry) if entry else None
-    return Cached(stat, problem_rows(result.problems),
-                  vars(result.record) if result.record else None, result.is_skill,
-                  extracted.deps if extracted else [], record,
-                  graph_input(entry) if entry else None,
-                  extracted.fingerprint if extracted else None,
-                  catalog_json=record_json(record) if record else None)
+    done = checked = 0
+    progress(0, 0)
+    for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
+        cache.files[built.key] = built.cached
+        if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
+            stores.offer(built.payload)
+        done += 1
+        checked += built.cached.found
+        if done % 100 == 0:
+            progress(done, stale)
+    progress(done, done)
+    return cache, sources, checked
 
 
 def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
@@ -278,37 +327,11 @@ def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     return chosen
 
 
-def _write_stores(work: Path, sources: list[Source], included: dict[str, Cached],
-                  fresh: dict[str, Extracted], old: BuildCache, cache: BuildCache,
-                  ctx: Context, root: Path, backend: str) -> None:
-    """Bring the content store and the search index from ``old`` to ``cache.included``."""
-    wanted = cache.included
-    removed = [n for n, fp in old.included.items() if wanted.get(n) != fp]
-    added = {key: c for key, c in included.items()
-             if old.included.get(c.catalog["name"]) != c.fingerprint}  # type: ignore[index]
-    entries = _entries_for(added, fresh, sources, ctx, root)
-    engine = BACKENDS[backend]
-    with ContentStore(work / "content", write=True) as store, \
-            (engine.update(work / "index") if old.included
-             else engine.create(work / "index")) as writer:
-        for name in removed:
-            store.delete(name)
-            writer.delete(name)
-        for extracted in entries:
-            assert extracted.entry is not None and extracted.index_fields is not None
-            store.put(extracted.entry)
-            writer.add_fields(extracted.entry.name, extracted.index_fields)
-
-
-def _entries_for(added: dict[str, Cached], fresh: dict[str, Extracted],
-                 sources: list[Source], ctx: Context, root: Path) -> list[Extracted]:
-    """Full entries for the skills to (re)write; those not read this time are read now."""
-    wanted = set(added) - set(fresh)
-    missing = [s for s in sources if wanted and display_path(s.path, root) in wanted]
-    for result in check_files(missing, ctx, root, 1, extract=extract):
-        if result is not None and result.extracted and result.extracted.entry:
-            fresh[result.path] = result.extracted
-    return [fresh[key] for key in sorted(added) if key in fresh]
+def _payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
+    """Read these skills again, for :meth:`_Stores.settle`."""
+    for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
+        if built.payload:
+            yield built.payload
 
 
 def _manifest_fields(formats: Counter[str], backend: str,

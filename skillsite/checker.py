@@ -39,6 +39,9 @@ class FileResult:
 
 
 Extract = Callable[[Document], Any]
+#: Applied in the worker to each file's result before it is sent back, so that only
+#: what the caller keeps crosses the process boundary.
+Finish = Callable[[Source, "FileResult | None"], Any]
 
 
 def display_path(path: Path, base: Path) -> str:
@@ -73,18 +76,24 @@ def check_file(source: Source, ctx: Context, base: Path,
         return FileResult(path, [problem] if problem else [], None, False)
 
 
-_worker_state: tuple[Context, Path, Extract | None] | None = None
+_worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None
 
 
-def _init_worker(ctx: Context, base: Path, extract: Extract | None) -> None:
+def _init_worker(ctx: Context, base: Path, extract: Extract | None,
+                 finish: Finish | None) -> None:
     global _worker_state
-    _worker_state = (ctx, base, extract)
+    _worker_state = (ctx, base, extract, finish)
 
 
-def _check_chunk(sources: list[Source]) -> list[FileResult | None]:
+def _check_one(source: Source, ctx: Context, base: Path, extract: Extract | None,
+               finish: Finish | None) -> Any:
+    result = check_file(source, ctx, base, extract)
+    return finish(source, result) if finish else result
+
+
+def _check_chunk(sources: list[Source]) -> list[Any]:
     assert _worker_state is not None
-    ctx, base, extract = _worker_state
-    return [check_file(source, ctx, base, extract) for source in sources]
+    return [_check_one(source, *_worker_state) for source in sources]
 
 
 def _chunks(items: Iterable[Source]) -> Iterator[list[Source]]:
@@ -95,8 +104,9 @@ def _chunks(items: Iterable[Source]) -> Iterator[list[Source]]:
 
 def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int | None,
                 progress: Callable[[int], None] = lambda n: None,
-                extract: Extract | None = None) -> Iterator[FileResult | None]:
-    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes.
+                extract: Extract | None = None, finish: Finish | None = None) -> Iterator[Any]:
+    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes; each result
+    passed through ``finish(source, result)`` when given.
 
     ``jobs`` None or 0 means automatic: one process for a small corpus, every core for a
     large one. Workers start on the first chunks while ``sources`` (a discovery walk) is
@@ -108,12 +118,12 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     workers = max(jobs or (1 if small else os.cpu_count() or 1), 1)
     if workers == 1 or small:
         for source in chain(head, iterator):
-            yield check_file(source, ctx, base, extract)
+            yield _check_one(source, ctx, base, extract, finish)
             progress(1)
         return
     with ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
-                             initargs=(ctx, base, extract)) as pool:
-        pending: deque[Future[list[FileResult | None]]] = deque()
+                             initargs=(ctx, base, extract, finish)) as pool:
+        pending: deque[Future[list[Any]]] = deque()
         for chunk in _chunks(chain(head, iterator)):
             pending.append(pool.submit(_check_chunk, chunk))
             while pending and (pending[0].done() or len(pending) > 4 * workers):
@@ -122,8 +132,7 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
             yield from _collect(pending.popleft(), progress)
 
 
-def _collect(future: Future[list[FileResult | None]],
-             progress: Callable[[int], None]) -> list[FileResult | None]:
+def _collect(future: Future[list[Any]], progress: Callable[[int], None]) -> list[Any]:
     results = future.result()
     progress(len(results))
     return results

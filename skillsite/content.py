@@ -54,6 +54,21 @@ def meta_of(entry: SkillEntry) -> dict[str, Any]:
 
 
 SHARDS = 64
+#: Skills buffered before a batch write: bounds the writer's memory at any corpus size.
+FLUSH_EVERY = 2000
+
+#: One skill's rows: (skills row, sections rows, files rows).
+ContentRows = tuple[tuple[Any, ...], list[tuple[Any, ...]], list[tuple[str, str]]]
+
+
+def rows_of(entry: SkillEntry) -> ContentRows:
+    """What the store holds of ``entry``, as rows ready to insert."""
+    meta = json.dumps(meta_of(entry), ensure_ascii=False, sort_keys=True)
+    return ((entry.name, entry.path, entry.format, entry.sha256, entry.title,
+             entry.description, meta),
+            [(entry.name, i, s.heading, s.level, s.start_line, s.end_line, s.text)
+             for i, s in enumerate(entry.sections)],
+            [(entry.name, f) for f in entry.files])
 
 
 def shard_of(name: str) -> str:
@@ -72,6 +87,7 @@ class ContentStore:
         self.write = write
         self.open_shards: dict[str, sqlite3.Connection] = {}
         self.pending: dict[str, tuple[list[tuple[Any, ...]], ...]] = {}
+        self.pending_skills = 0
         if write:
             folder.mkdir(parents=True, exist_ok=True)
 
@@ -109,15 +125,20 @@ class ContentStore:
         self.open_shards.clear()
 
     def put(self, entry: SkillEntry) -> None:
-        """Add a skill that is not in the store (delete an older version first). Rows
-        are written in one batch per shard when the store closes."""
-        rows = self.pending.setdefault(shard_of(entry.name), ([], [], []))
-        rows[0].append((entry.name, entry.path, entry.format, entry.sha256, entry.title,
-                        entry.description, json.dumps(meta_of(entry), ensure_ascii=False,
-                                                      sort_keys=True)))
-        rows[1].extend((entry.name, i, s.heading, s.level, s.start_line, s.end_line, s.text)
-                       for i, s in enumerate(entry.sections))
-        rows[2].extend((entry.name, f) for f in entry.files)
+        """Add a skill that is not in the store (delete an older version first)."""
+        self.put_rows(rows_of(entry))
+
+    def put_rows(self, rows: ContentRows) -> None:
+        """Add a skill from its :func:`rows_of`, which build workers make. Rows are
+        written in batches per shard, at the latest when the store closes."""
+        skill, sections, files = rows
+        pending = self.pending.setdefault(shard_of(skill[0]), ([], [], []))
+        pending[0].append(skill)
+        pending[1].extend(sections)
+        pending[2].extend(files)
+        self.pending_skills += 1
+        if self.pending_skills >= FLUSH_EVERY:
+            self._flush()
 
     def _flush(self) -> None:
         for shard, (skills, sections, files) in sorted(self.pending.items()):
@@ -127,8 +148,10 @@ class ContentStore:
             db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?)", sections)
             db.executemany("INSERT INTO files VALUES (?, ?)", files)
         self.pending.clear()
+        self.pending_skills = 0
 
     def delete(self, name: str) -> None:
+        self._flush()  # a pending put of ``name`` must go too
         db = self._shard(name)
         assert db is not None
         for table in ("skills", "sections", "files"):

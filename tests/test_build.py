@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from skillsite.builder import BuildFailed, build
 from skillsite.cli import main
+from skillsite.config import Config
 from skillsite.content import ContentStore
 from skillsite.dist import BuildLock, read_manifest
 from skillsite.parse.frontmatter import normalize, split
@@ -196,6 +197,47 @@ def test_an_incremental_build_that_fails_late_leaves_the_previous_dist(
     monkeypatch.undo()
     assert build(corpus, dist, backend=backend).rechecked == 1
     verify_checksums(dist)
+
+
+def page(name: str, depends_on: str = "") -> str:
+    """A Mini-A virtual skill page."""
+    return (f"---\ntype: skill\nname: {name}\nid: \"skill:{name}\"\ndescription: Page "
+            f"{name}. Use it when testing.\ndepends_on: [{depends_on}]\n---\n# {name}\n")
+
+
+def stored_names(dist: Path) -> dict[str, str]:
+    """Name -> path of every skill the content store holds."""
+    with ContentStore(dist / "content") as store:
+        return {name: store.meta(name)["path"] for name in store.names()}  # type: ignore[index]
+
+
+def catalog_names(dist: Path) -> dict[str, str]:
+    return {s["name"]: s["path"]
+            for s in json.loads((dist / "catalog.json").read_text())["skills"]}
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_stores_hold_exactly_the_catalog_after_corpus_wide_rules(tmp_path: Path,
+                                                                jobs: int) -> None:
+    # Written while files are still being checked, the stores must still end up holding
+    # the catalog's skills: a duplicate name's first path, not a skill whose dependency
+    # is missing; and an unchanged skill must come in once its dependency appears.
+    files = {f"skills/s{i:03}/SKILL.md": skill(f"s{i:03}") for i in range(320)}
+    files |= {"wiki/waits.md": page("waits", '"skill:later"'),
+              "wiki/zz/s005.md": page("s005"), "aa/s007.md": page("s007")}
+    root = write(tmp_path / "c", files)
+    dist = tmp_path / "dist"
+    result = build(root, dist, jobs=jobs, config=Config(severity={"duplicate-name": "warning"}))
+    catalog = catalog_names(dist)
+    assert catalog["s007"] == "aa/s007.md" and catalog["s005"] == "skills/s005/SKILL.md"
+    assert "waits" not in catalog and "wiki/waits.md" in result.excluded
+    assert stored_names(dist) == catalog
+    write(root, {"wiki/later.md": page("later")})
+    again = build(root, dist, jobs=jobs, config=Config(severity={"duplicate-name": "warning"}))
+    assert again.rechecked == 1
+    assert {"waits", "later"} <= set(catalog_names(dist))
+    assert stored_names(dist) == catalog_names(dist)
+    assert search(dist, "page waits", limit=1)[0][0] == "waits"
 
 
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:

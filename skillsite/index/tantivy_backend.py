@@ -50,26 +50,53 @@ def _open_index(path: Path) -> tantivy.Index:
 
 
 class TantivyWriter(IndexWriter):
-    """Applies a batch through one tantivy ``IndexWriter`` and one commit."""
+    """Streams changes into one tantivy ``IndexWriter`` and publishes them in one commit.
+
+    Unlike the base class it buffers nothing in Python, so indexing 100k skills needs
+    only tantivy's own bounded heap. tantivy applies a delete to every document added
+    before it, which is exactly the base class's order of operations.
+    """
 
     def __init__(self, path: Path, index: tantivy.Index, *, replace: bool) -> None:
         super().__init__(path, replace=replace)
         self._index = index
+        self._writer: tantivy.IndexWriter | None = None
+        self._added: set[str] = set()
 
-    def _apply(self, deletes: list[str], docs: list[tuple[str, dict[str, str]]]) -> None:
+    def _engine(self) -> tantivy.IndexWriter:
+        if self._writer is None:
+            self._writer = self._index.writer(heap_size=WRITER_HEAP_BYTES,
+                                              num_threads=WRITER_THREADS)
+        return self._writer
+
+    def add_fields(self, name: str, texts: dict[str, str]) -> None:
         import tantivy
 
-        writer = self._index.writer(heap_size=WRITER_HEAP_BYTES, num_threads=WRITER_THREADS)
-        # Deletes go first: tantivy applies a delete to every document added before
-        # it, and the new versions must survive.
-        for name in deletes:
+        self._check_open()
+        writer = self._engine()
+        if self._replace or name in self._added:  # the last add of a name wins
             writer.delete_documents_by_term(KEY_FIELD, name)
-        for name, texts in docs:
-            values = {**texts, KEY_FIELD: name}
-            writer.add_document(tantivy.Document(**values))
+        self._added.add(name)
+        writer.add_document(tantivy.Document(**texts, **{KEY_FIELD: name}))
+
+    def delete(self, name: str) -> None:
+        self._check_open()
+        self._engine().delete_documents_by_term(KEY_FIELD, name)
+        self._added.discard(name)
+
+    def commit(self) -> None:
+        self._check_open()
+        self._done = True
+        writer = self._engine()
         writer.commit()
         writer.garbage_collect_files()
         writer.wait_merging_threads()
+
+    def discard(self) -> None:
+        self._done = True
+        if self._writer is not None:
+            self._writer.rollback()
+            self._writer = None
 
 
 class TantivySearcher(IndexSearcher):
