@@ -23,7 +23,7 @@ from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
 from skillsite.checker import FileResult, display_path
 from skillsite.config import Config
-from skillsite.content import ContentRows, rows_of
+from skillsite.content import ContentRow, row_of
 from skillsite.entries import SkillEntry, entry_of, index_doc, skill_folder
 from skillsite.graph import graph_input
 from skillsite.index.fields import field_texts
@@ -120,7 +120,7 @@ class Payload:
 
     name: str
     fingerprint: str
-    content: ContentRows
+    content: ContentRow
     index_fields: dict[str, str]
 
 
@@ -154,7 +154,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     catalog_json=record_json(record) if record else None)
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
-        payload = Payload(entry.name, extracted.fingerprint or "", rows_of(entry),
+        payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),
                           extracted.index_fields)
     return Built(key, cached, payload)
 

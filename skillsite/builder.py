@@ -209,7 +209,7 @@ class _Stores:
         if payload.name in self.held:
             self.content.delete(payload.name)
             self.index.delete(payload.name)
-        self.content.put_rows(payload.content)
+        self.content.put_row(payload.content)
         self.index.add_fields(payload.name, payload.index_fields)
         self.held[payload.name] = payload.fingerprint
 

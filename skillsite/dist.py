@@ -22,7 +22,7 @@ from typing import IO, Any
 from skillsite.errors import SkillsiteError
 
 MANIFEST = "manifest.json"
-ARTIFACT_VERSION = "1.0"
+ARTIFACT_VERSION = "2.0"
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
 

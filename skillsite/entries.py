@@ -18,6 +18,7 @@ from skillsite.rules.corpus import DEPENDENCY_KEYS, resolve_reference
 from skillsite.sections import Section, split_sections
 
 MAX_SUPPORTING_FILES = 500
+SECTION_SEPARATOR = "\n\n"  # between sections in a skill's body
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class SkillEntry:
 
     @property
     def body(self) -> str:
-        return "\n\n".join(s.text for s in self.sections)
+        return SECTION_SEPARATOR.join(s.text for s in self.sections)
 
 
 def index_doc(entry: SkillEntry) -> IndexDoc:

@@ -73,9 +73,20 @@ def query_terms(text: str) -> list[str]:
 
 
 def joined(text: str) -> str:
-    """Return the terms of ``text`` joined by single spaces, ready for an engine's
-    whitespace tokenizer."""
-    return " ".join(tokenize(text)) if text else ""
+    """Return the terms of ``text`` joined by spaces, ready for an engine's whitespace
+    tokenizer.
+
+    A dropped word leaves a double space rather than being filtered out: both engines'
+    whitespace tokenizers skip it, and indexing spends most of its Python time here.
+    """
+    if not text:
+        return ""
+    lowered = text.lower()
+    if lowered.isascii():
+        words = lowered.translate(_ASCII_SEPARATORS).split()
+    else:
+        words = _WORD.findall(lowered)
+    return " ".join(map(_TERMS.__getitem__, words)).strip()
 
 
 def stem(word: str) -> str:
