@@ -7,10 +7,12 @@ site is a later stage; it will read the same entries (see ``write_artifacts``).
 """
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import time
 from collections import Counter
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -37,6 +39,7 @@ from skillsite.discover import Flagged, discover
 from skillsite.dist import (
     ARTIFACT_VERSION,
     BuildLock,
+    checksums_in_background,
     copy_previous,
     read_manifest,
     swap_in,
@@ -110,6 +113,22 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     out = Path(os.path.abspath(out))
     _refuse_foreign_folder(out)
     clock = _Clock()
+    # The build holds a record per file (about 20 objects each, none cyclic): the cyclic
+    # garbage collector would walk all of them again and again, which costs more than a
+    # quarter of the corpus-wide phases at 100k skills.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(corpus, root, out, ctx, jobs, backend, strict, incremental, progress,
+                      clock, started)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
+           backend: str, strict: bool, incremental: bool, progress: Progress,
+           clock: _Clock, started: float) -> BuildResult:
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend)
         previous = _reusable(out, backend) if incremental else False
@@ -144,8 +163,11 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
                     [sources[key] for key, c in included.items()
                      if c.catalog and c.catalog["name"] in names], ctx, root))
             clock.lap("settle content and index")
+            hashing = checksums_in_background(work, ("content", "index"),
+                                              out if reuse else None)
             formats = _write_listings(work, included, cache, old if reuse else None,
-                                      config_key, backend, problems, out if reuse else None)
+                                      config_key, backend, problems, out if reuse else None,
+                                      hashing)
             clock.lap("catalog, graph, cache, manifest")
             swap_in(work, out)
             clock.lap("swap in")
@@ -216,9 +238,10 @@ class _Stores:
 
 def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
                     old: BuildCache | None, config_key: str, backend: str,
-                    problems: list[Problem], previous: Path | None) -> Counter[str]:
+                    problems: list[Problem], previous: Path | None,
+                    hashing: Future[dict[str, str]]) -> Counter[str]:
     """catalog.json, graph.json (kept from ``old`` when no edge or node changed), the
-    build cache and, last, the manifest."""
+    build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
     write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
                   work / "catalog.json")
     graph = [c.graph for c in included.values() if c.graph]
@@ -227,7 +250,8 @@ def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
         write_graph(graph, work / "graph.json")
     save_cache(work, config_key, cache)
     formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
-    write_manifest(work, _manifest_fields(formats, backend, problems), previous)
+    write_manifest(work, _manifest_fields(formats, backend, problems), previous,
+                   hashing.result())
     return formats
 
 

@@ -5,6 +5,7 @@ rules (duplicate names, dependencies) run afterwards over small per-skill record
 """
 from __future__ import annotations
 
+import gc
 import os
 from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -83,6 +84,10 @@ def _init_worker(ctx: Context, base: Path, extract: Extract | None,
                  finish: Finish | None) -> None:
     global _worker_state
     _worker_state = (ctx, base, extract, finish)
+    # A forked worker inherits its parent's objects and garbage-collector switch (a build
+    # turns it off): collect again, but never walk the inherited objects.
+    gc.freeze()
+    gc.enable()
 
 
 def _check_one(source: Source, ctx: Context, base: Path, extract: Extract | None,
