@@ -15,6 +15,7 @@ import hashlib
 import marshal
 import os
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from skillsite.catalog import catalog_entry, record_json
 from skillsite.checker import FileResult, display_path
 from skillsite.config import Config
 from skillsite.content import ContentRow, row_of
+from skillsite.discover import Listing, racy
 from skillsite.entries import SkillEntry, entry_of, index_doc, skill_folder
 from skillsite.graph import graph_input
 from skillsite.index.fields import field_texts
@@ -31,7 +33,7 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_FILE = "build-cache.bin"
-CACHE_VERSION = 2
+CACHE_VERSION = 3
 
 Dependency = tuple[str, Any]  # (absolute path, observed state)
 
@@ -52,6 +54,8 @@ class Cached:
     found: bool = True
     #: ``catalog`` as compact JSON, so the catalog file is joined, not re-encoded.
     catalog_json: str | None = None
+    #: Of the file's bytes, when it parsed: a changed stat with the same bytes is no change.
+    sha256: str | None = None
 
 
 def fingerprint_config(config: Config, backend: str) -> str:
@@ -61,29 +65,67 @@ def fingerprint_config(config: Config, backend: str) -> str:
     return hashlib.sha256(blob).hexdigest()
 
 
-def stat_key(path: Path) -> list[int]:
+def stat_key(path: Path | str) -> list[int]:
+    """(size, mtime, inode) of a file; all zero when its mtime is too recent to trust
+    (see :func:`~skillsite.discover.racy`), so that the next build compares its bytes."""
     info = os.stat(path)
+    if racy(info.st_mtime_ns, time.time_ns()):
+        return [0, 0, 0]
     return [info.st_size, info.st_mtime_ns, info.st_ino]
 
 
-def dependency_state(path: str) -> Any:
-    """What a dependency looks like now: a folder's mtime, or whether a file exists."""
+def dependency_state(folder: str, mtimes: dict[str, int] | None = None) -> Any:
+    """What a dependency (a folder) looks like now: its mtime, or the hash of its
+    entries' names while the mtime is too recent to trust; None if it does not exist.
+    ``mtimes`` are folders' mtimes the discovery walk has just read."""
+    mtime = mtimes.get(folder) if mtimes else None
+    if mtime is None:
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode):
+            return True
+        mtime = info.st_mtime_ns
+    if racy(mtime, time.time_ns()):
+        return ["names", _names_hash(folder)]
+    return mtime
+
+
+def _names_hash(folder: str) -> str:
     try:
-        info = os.stat(path)
+        names = sorted(os.listdir(folder))
     except OSError:
-        return None
-    return info.st_mtime_ns if stat.S_ISDIR(info.st_mode) else True
+        return ""
+    return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def still_valid(cached: Cached | None, path: Path) -> bool:
+def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bool:
+    if isinstance(state, list):  # a racy folder: compare its names
+        return _names_hash(folder) == state[1] if os.path.isdir(folder) else False
+    return dependency_state(folder, mtimes) == state
+
+
+def still_valid(cached: Cached | None, path: Path, mtimes: dict[str, int]) -> bool:
+    """Whether ``cached`` still describes the file at ``path``; ``mtimes`` as for
+    :func:`dependency_state`. A file whose stat changed but whose bytes did not (touched,
+    or copied) is still valid, and its new stat is kept."""
     if cached is None:
         return False
     try:
-        if stat_key(path) != cached.stat:
-            return False
+        key = stat_key(path)
+        if key != cached.stat or key == [0, 0, 0]:
+            if cached.sha256 is None or _file_sha256(path) != cached.sha256:
+                return False
+            cached.stat = key
     except OSError:
         return False
-    return all(dependency_state(dep) == state for dep, state in cached.deps)
+    return all(_dependency_unchanged(dep, state, mtimes) for dep, state in cached.deps)
+
+
+def _file_sha256(path: Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -95,23 +137,27 @@ class Extracted:
     fingerprint: str | None
     #: The entry's search-index fields, tokenized here so workers share that work.
     index_fields: dict[str, str] | None = None
+    #: Of the file's bytes.
+    sha256: str | None = None
 
 
 def extract(doc: Document) -> Extracted:
     """The build's extractor for :func:`skillsite.checker.check_files` (runs in workers)."""
     if not isinstance((doc.data or {}).get("name"), str):
-        return Extracted(None, [], None)
+        return Extracted(None, [], None, sha256=doc.sha256)
     entry = entry_of(doc)
     root = os.path.abspath(doc.source.root)
-    watched = [os.path.join(root, link) for link in entry.links]
-    # The folders' listings decide the supporting files.
+    # Whether a link target or an entry script exists changes only with the listing of
+    # its folder; the skill folder's listings decide the supporting files.
+    watched = [os.path.dirname(os.path.join(root, link)) for link in entry.links]
     watched += [os.path.join(root, folder) for folder in skill_folder(doc, root)[1]]
     entry_field = (doc.data or {}).get("entry")
     if doc.source.kind == "skill-json" and isinstance(entry_field, str):
         folder = os.path.dirname(os.path.abspath(doc.source.path))
-        watched.append(os.path.normpath(os.path.join(folder, entry_field)))
+        watched.append(os.path.dirname(os.path.normpath(os.path.join(folder, entry_field))))
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
-    return Extracted(entry, deps, content_fingerprint(entry), field_texts(index_doc(entry)))
+    return Extracted(entry, deps, content_fingerprint(entry), field_texts(index_doc(entry)),
+                     doc.sha256)
 
 
 @dataclass(frozen=True)
@@ -151,7 +197,8 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     extracted.deps if extracted else [], record,
                     graph_input(entry) if entry else None,
                     extracted.fingerprint if extracted else None,
-                    catalog_json=record_json(record) if record else None)
+                    catalog_json=record_json(record) if record else None,
+                    sha256=extracted.sha256 if extracted else None)
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),
@@ -179,6 +226,8 @@ class BuildCache:
     files: dict[str, Cached] = field(default_factory=dict)
     #: Name to content fingerprint of every skill in the content store and index.
     included: dict[str, str] = field(default_factory=dict)
+    #: The discovery walk's folder listings (see :class:`~skillsite.discover.Listings`).
+    listings: dict[str, Listing] = field(default_factory=dict)
 
 
 def load_cache(dist: Path, config_key: str, expected_sha256: str | None) -> BuildCache:
@@ -191,7 +240,7 @@ def load_cache(dist: Path, config_key: str, expected_sha256: str | None) -> Buil
         if document.get("version") != CACHE_VERSION or document.get("config") != config_key:
             return BuildCache()
         files = {path: Cached(*fields) for path, fields in document["files"].items()}
-        return BuildCache(files, dict(document["included"]))
+        return BuildCache(files, document["included"], document["listings"])
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         return BuildCache()
 
@@ -199,5 +248,6 @@ def load_cache(dist: Path, config_key: str, expected_sha256: str | None) -> Buil
 def save_cache(dist: Path, config_key: str, cache: BuildCache) -> None:
     files = {path: tuple(vars(cached).values()) for path, cached in sorted(cache.files.items())}
     document = {"version": CACHE_VERSION, "config": config_key,
-                "included": dict(sorted(cache.included.items())), "files": files}
+                "included": dict(sorted(cache.included.items())), "files": files,
+                "listings": dict(sorted(cache.listings.items()))}
     (dist / CACHE_FILE).write_bytes(marshal.dumps(document))

@@ -35,7 +35,7 @@ from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
-from skillsite.discover import Flagged, discover
+from skillsite.discover import Flagged, Listings, discover
 from skillsite.dist import (
     ARTIFACT_VERSION,
     BuildLock,
@@ -146,9 +146,13 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 old.included = {}
             clock.lap("copy previous")
             flagged: list[Flagged] = []
-            found = discover([root], exclude=ctx.config.exclude, flagged=flagged)
+            listings = Listings(previous=old.listings)
+            found = discover([root], exclude=ctx.config.exclude, flagged=flagged,
+                             listings=listings)
             with _Stores(work, backend, old.included) as stores:
-                cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores)
+                cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
+                                              listings.mtimes)
+                cache.listings = listings.current
                 clock.lap("discover, check, content and index")
                 problems = _all_problems(cache, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}
@@ -281,8 +285,8 @@ def _reusable(out: Path, backend: str) -> bool:
 
 
 def _lint(found: Iterable[Source], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress,
-          stores: _Stores) -> tuple[BuildCache, dict[str, Source], int]:
+          jobs: int | None, progress: Progress, stores: _Stores,
+          mtimes: dict[str, int]) -> tuple[BuildCache, dict[str, Source], int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
     source by key, and how many skill files were checked (not counting Markdown pages
@@ -293,11 +297,13 @@ def _lint(found: Iterable[Source], old: BuildCache, ctx: Context, root: Path,
 
     def changed() -> Iterator[Source]:
         nonlocal stale
-        for source in found:
+        # Validating needs the mtimes of folders that the walk may not have reached yet;
+        # with nothing to validate, the workers start while the walk goes on.
+        for source in list(found) if old.files else found:
             key = display_path(source.path, root)
             sources[key] = source
             cached = old.files.get(key)
-            if cached is not None and still_valid(cached, source.path):
+            if cached is not None and still_valid(cached, source.path, mtimes):
                 cache.files[key] = cached
             else:
                 stale += 1

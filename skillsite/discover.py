@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
@@ -49,12 +50,45 @@ def kind_of(name: str) -> str | None:
     return None
 
 
+def racy(mtime_ns: int, now_ns: int) -> bool:
+    """Whether something modified at ``mtime_ns`` may change again, unseen, at ``now_ns``.
+
+    A file system stamps mtimes from a clock that ticks every few milliseconds (every
+    second or two on some), so a second change within the same tick leaves the mtime as
+    it was; a listing or stat that recent is not trusted later (git's "racily clean"
+    rule). A whole-second mtime suggests a coarse file system.
+    """
+    window = 2_000_000_000 if mtime_ns % 1_000_000_000 == 0 else 100_000_000
+    return mtime_ns >= now_ns - window
+
+#: What a folder holds, as far as discovery cares: (mtime_ns, holds a SKILL.md,
+#: subfolder names, (file name, kind) pairs), in the order the walk takes them.
+Listing = tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...]]
+
+
+@dataclass
+class Listings:
+    """Folder listings kept between builds: a folder whose mtime has not changed since the
+    previous walk holds the same entries, so it is not listed again. Folders with a
+    symlink or a special file in them are always listed, since a link's target can
+    change without its folder noticing."""
+
+    previous: dict[str, Listing] = field(default_factory=dict)
+    #: This walk's listings, to keep for the next one.
+    current: dict[str, Listing] = field(default_factory=dict)
+    #: mtime_ns of every folder this walk visited (not through a symlink), by path.
+    mtimes: dict[str, int] = field(default_factory=dict)
+    started: int = field(default_factory=time.time_ns)
+
+
 def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
-             flagged: list[Flagged] | None = None) -> Iterator[Source]:
+             flagged: list[Flagged] | None = None,
+             listings: Listings | None = None) -> Iterator[Source]:
     """Yield every skill-file candidate under ``paths``, in a stable order.
 
     Problems with paths (broken, escaping or looping symlinks, missing paths) are appended
-    to ``flagged``.
+    to ``flagged``. With ``listings``, unchanged folders are taken from it and every
+    listing is recorded in it.
     """
     sink = flagged if flagged is not None else []
     for given in paths:
@@ -68,7 +102,7 @@ def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
                 yield Source(given, given.parent, kind)
             continue
         root = given
-        yield from _walk(root, root.resolve(), exclude, sink)
+        yield from _walk(root, root.resolve(), exclude, sink, listings)
 
 
 def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
@@ -82,7 +116,7 @@ _Folder = tuple[str, str, frozenset[str], bool, bool]
 
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
-          sink: list[Flagged]) -> Iterator[Source]:
+          sink: list[Flagged], listings: Listings | None) -> Iterator[Source]:
     # A file reached twice (through a symlinked folder and directly) is checked once, under
     # its real path: whatever is reached through a symlink waits until the rest is walked.
     # Paths are plain strings here: this loop sees every entry of the tree.
@@ -93,6 +127,22 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
     while stack or linked:
         folder, real_folder, ancestors, via_link, in_skill = (stack.pop() if stack
                                                               else linked.pop())
+        unchanged = None
+        if listings is not None and not via_link:
+            unchanged = _unchanged(folder, listings)
+        if unchanged is not None:
+            in_skill = in_skill or unchanged[1]
+            for name in unchanged[2]:
+                real = os.path.join(real_folder, name)
+                stack.append((os.path.join(folder, name), real, ancestors | {real}, False,
+                              in_skill))
+            for name, known in unchanged[3]:
+                if not (known == CANDIDATE and in_skill):
+                    real = os.path.join(real_folder, name)
+                    if (real, known) not in seen:
+                        seen.add((real, known))
+                        yield Source(Path(os.path.join(folder, name)), root, known)
+            continue
         try:
             entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
                              reverse=True)
@@ -103,17 +153,24 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         files: list[Source] = []
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
         # (Agent Skills layout), never a Mini-A page of its own.
-        in_skill = in_skill or any(e.name == "SKILL.md" for e in entries)
+        has_skill = any(e.name == "SKILL.md" for e in entries)
+        in_skill = in_skill or has_skill
+        keep = listings is not None and not via_link  # a listing worth recording
+        subfolders: list[str] = []
+        candidates: list[tuple[str, str]] = []
         for entry in entries:
             name, is_link = entry.name, entry.is_symlink()
             is_dir = not is_link and entry.is_dir(follow_symlinks=False)
             kind = None if is_dir else kind_of(name)
-            if kind == CANDIDATE and in_skill and not is_link:
-                continue
             if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
                 continue
             if exclude and _excluded(os.path.relpath(entry.path, top).replace(os.sep, "/"),
                                      name, exclude):
+                continue
+            keep = keep and not is_link
+            if kind == CANDIDATE and in_skill and not is_link:
+                if entry.is_file(follow_symlinks=False):
+                    candidates.append((name, kind))  # a page again once the SKILL.md goes
                 continue
             real = os.path.join(real_folder, name)
             if is_link:
@@ -130,20 +187,48 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                     follows_link = via_link or is_link
                     (linked if follows_link else stack).append(
                         (entry.path, real, ancestors | {real}, follows_link, in_skill))
+                    subfolders.append(name)
                 continue
-            if not kind or (kind == CANDIDATE and in_skill):
+            if not kind:
                 continue
             if not (os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)):
                 # Opening a FIFO would block forever; a device could be read without end.
                 sink.append(Flagged(Path(entry.path), Issue(
                     "unreadable-file", 1, 1,
                     "not a regular file (a FIFO, socket or device); it was not read")))
+                keep = False
                 continue
+            candidates.append((name, kind))
             # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
             if (real, kind) not in seen:
                 seen.add((real, kind))
                 files.append(Source(Path(entry.path), root, kind))
+        if keep:
+            assert listings is not None
+            _record(folder, listings, has_skill, subfolders, candidates)
         yield from sorted(files, key=lambda source: source.path.name)
+
+
+def _unchanged(folder: str, listings: Listings) -> Listing | None:
+    """The previous listing of ``folder`` if the folder has not changed since."""
+    try:
+        mtime = os.stat(folder).st_mtime_ns
+    except OSError:
+        return None
+    listings.mtimes[folder] = mtime
+    listing = listings.previous.get(folder)
+    if listing is None or listing[0] != mtime:
+        return None
+    listings.current[folder] = listing
+    return listing
+
+
+def _record(folder: str, listings: Listings, has_skill: bool, subfolders: list[str],
+            candidates: list[tuple[str, str]]) -> None:
+    mtime = listings.mtimes.get(folder)
+    if mtime is not None and not racy(mtime, listings.started):
+        candidates.sort()
+        listings.current[folder] = (mtime, has_skill, tuple(subfolders), tuple(candidates))
 
 
 def _inside(link: Path, real_root: Path, sink: list[Flagged]) -> Path | None:

@@ -240,6 +240,32 @@ def test_stores_hold_exactly_the_catalog_after_corpus_wide_rules(tmp_path: Path,
     assert search(dist, "page waits", limit=1)[0][0] == "waits"
 
 
+def test_incremental_build_sees_changes_the_folder_listings_hide(tmp_path: Path) -> None:
+    # Unchanged folders are not listed again: a new skill, a new link target and a
+    # removed supporting file must still be noticed; a touched file is not rechecked.
+    root = write(tmp_path / "c", {
+        "skills/a/SKILL.md": skill("a", body="# A\n\nSee [ref](references/REF.md).\n"),
+        "skills/b/SKILL.md": skill("b"), "skills/b/notes/extra.txt": "x"})
+    dist = tmp_path / "dist"
+    old = time.time() - 60  # older than any racy window
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (old, old))
+    first = build(root, dist)
+    assert {(p.path, p.rule) for p in first.problems} == {("skills/a/SKILL.md", "broken-link")}
+    write(root, {"skills/a/references/REF.md": "# Ref\n", "skills/new/SKILL.md": skill("new")})
+    (root / "skills/b/notes/extra.txt").unlink()
+    os.utime(root / "skills/b/SKILL.md")  # same bytes, new mtime
+    again = build(root, dist)
+    assert again.problems == []
+    assert again.rechecked == 3  # a (its link), b (its files), new
+    with ContentStore(dist / "content") as store:
+        assert store.files("b") == []
+        assert store.files("a") == ["skills/a/references/REF.md"]
+    assert "new" in catalog_names(dist)
+    os.utime(root / "skills/new/SKILL.md", (old, old))
+    assert build(root, dist).rechecked == 0
+
+
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
     again = build(corpus, tmp_path / "dist")
