@@ -106,7 +106,7 @@ def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bo
     return dependency_state(folder, mtimes) == state
 
 
-def still_valid(cached: Cached | None, path: Path, mtimes: dict[str, int]) -> bool:
+def still_valid(cached: Cached | None, path: Path | str, mtimes: dict[str, int]) -> bool:
     """Whether ``cached`` still describes the file at ``path``; ``mtimes`` as for
     :func:`dependency_state`. A file whose stat changed but whose bytes did not (touched,
     or copied) is still valid, and its new stat is kept."""
@@ -123,7 +123,7 @@ def still_valid(cached: Cached | None, path: Path, mtimes: dict[str, int]) -> bo
     return all(_dependency_unchanged(dep, state, mtimes) for dep, state in cached.deps)
 
 
-def _file_sha256(path: Path) -> str:
+def _file_sha256(path: Path | str) -> str:
     with open(path, "rb") as handle:
         return hashlib.sha256(handle.read()).hexdigest()
 

@@ -35,7 +35,7 @@ from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
-from skillsite.discover import Flagged, Listings, discover
+from skillsite.discover import Flagged, Listings, walk_files
 from skillsite.dist import (
     ARTIFACT_VERSION,
     BuildLock,
@@ -147,8 +147,8 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             clock.lap("copy previous")
             flagged: list[Flagged] = []
             listings = Listings(previous=old.listings)
-            found = discover([root], exclude=ctx.config.exclude, flagged=flagged,
-                             listings=listings)
+            found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
+                               listings=listings)
             with _Stores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
                                               listings.mtimes)
@@ -164,7 +164,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                   for c in included.values()}
                 clock.lap("corpus rules")
                 stores.settle(cache.included, lambda names: _payloads(
-                    [sources[key] for key, c in included.items()
+                    [sources.source(key) for key, c in included.items()
                      if c.catalog and c.catalog["name"] in names], ctx, root))
             clock.lap("settle content and index")
             hashing = checksums_in_background(work, ("content", "index"),
@@ -284,30 +284,32 @@ def _reusable(out: Path, backend: str) -> bool:
                 == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
 
 
-def _lint(found: Iterable[Source], old: BuildCache, ctx: Context, root: Path,
+def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
           jobs: int | None, progress: Progress, stores: _Stores,
-          mtimes: dict[str, int]) -> tuple[BuildCache, dict[str, Source], int]:
+          mtimes: dict[str, int]) -> tuple[BuildCache, _Sources, int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
     source by key, and how many skill files were checked (not counting Markdown pages
     that turned out not to be skills)."""
     cache = BuildCache()
-    sources: dict[str, Source] = {}
+    sources = _Sources(root)
     stale = 0
 
     def changed() -> Iterator[Source]:
         nonlocal stale
+        prefix = os.path.join(str(root), "")
         # Validating needs the mtimes of folders that the walk may not have reached yet;
         # with nothing to validate, the workers start while the walk goes on.
-        for source in list(found) if old.files else found:
-            key = display_path(source.path, root)
-            sources[key] = source
+        for path, kind in list(found) if old.files else found:
+            key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
+                                                                                  root)
+            sources[key] = (path, kind)
             cached = old.files.get(key)
-            if cached is not None and still_valid(cached, source.path, mtimes):
+            if cached is not None and still_valid(cached, path, mtimes):
                 cache.files[key] = cached
             else:
                 stale += 1
-                yield source
+                yield Source(Path(path), root, kind)
 
     done = checked = 0
     progress(0, 0)
@@ -321,6 +323,18 @@ def _lint(found: Iterable[Source], old: BuildCache, ctx: Context, root: Path,
             progress(done, stale)
     progress(done, done)
     return cache, sources, checked
+
+
+class _Sources(dict[str, tuple[str, str]]):
+    """Every file found, by key: (path, kind), made into a Source only when needed."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def source(self, key: str) -> Source:
+        path, kind = self[key]
+        return Source(Path(path), self.root, kind)
 
 
 def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,

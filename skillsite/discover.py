@@ -101,8 +101,15 @@ def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
             if kind:
                 yield Source(given, given.parent, kind)
             continue
-        root = given
-        yield from _walk(root, root.resolve(), exclude, sink, listings)
+        for path, kind in _walk(given, given.resolve(), exclude, sink, listings):
+            yield Source(Path(path), given, kind)
+
+
+def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagged],
+               listings: Listings | None = None) -> Iterator[tuple[str, str]]:
+    """:func:`discover` for one folder, as (path, kind) strings: cheaper where most files
+    are only looked up in a cache (an incremental build of a large corpus)."""
+    return _walk(root, root.resolve(), exclude, flagged, listings)
 
 
 def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
@@ -116,11 +123,12 @@ _Folder = tuple[str, str, frozenset[str], bool, bool]
 
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
-          sink: list[Flagged], listings: Listings | None) -> Iterator[Source]:
+          sink: list[Flagged], listings: Listings | None) -> Iterator[tuple[str, str]]:
     # A file reached twice (through a symlinked folder and directly) is checked once, under
     # its real path: whatever is reached through a symlink waits until the rest is walked.
-    # Paths are plain strings here: this loop sees every entry of the tree.
+    # Paths are plain strings, joined by hand: this loop sees every entry of the tree.
     seen: set[tuple[str, str]] = set()
+    sep = os.sep
     top, real_top = str(root), str(real_root)
     stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False, False)]
     linked: list[_Folder] = []
@@ -133,15 +141,14 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         if unchanged is not None:
             in_skill = in_skill or unchanged[1]
             for name in unchanged[2]:
-                real = os.path.join(real_folder, name)
-                stack.append((os.path.join(folder, name), real, ancestors | {real}, False,
-                              in_skill))
+                real = real_folder + sep + name
+                stack.append((folder + sep + name, real, ancestors | {real}, False, in_skill))
             for name, known in unchanged[3]:
                 if not (known == CANDIDATE and in_skill):
-                    real = os.path.join(real_folder, name)
+                    real = real_folder + sep + name
                     if (real, known) not in seen:
                         seen.add((real, known))
-                        yield Source(Path(os.path.join(folder, name)), root, known)
+                        yield folder + sep + name, known
             continue
         try:
             entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
@@ -150,7 +157,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             sink.append(Flagged(Path(folder), Issue("unreadable-file", 1, 1,
                                                     f"cannot list folder: {exc.strerror}")))
             continue
-        files: list[Source] = []
+        files: list[tuple[str, str]] = []
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
         # (Agent Skills layout), never a Mini-A page of its own.
         has_skill = any(e.name == "SKILL.md" for e in entries)
@@ -172,7 +179,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                 if entry.is_file(follow_symlinks=False):
                     candidates.append((name, kind))  # a page again once the SKILL.md goes
                 continue
-            real = os.path.join(real_folder, name)
+            real = real_folder + sep + name
             if is_link:
                 target = _inside(Path(entry.path), real_root, sink)
                 if target is None:
@@ -202,11 +209,11 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
             if (real, kind) not in seen:
                 seen.add((real, kind))
-                files.append(Source(Path(entry.path), root, kind))
+                files.append((entry.path, kind))
         if keep:
             assert listings is not None
             _record(folder, listings, has_skill, subfolders, candidates)
-        yield from sorted(files, key=lambda source: source.path.name)
+        yield from sorted(files)  # one folder: by name
 
 
 def _unchanged(folder: str, listings: Listings) -> Listing | None:
