@@ -55,7 +55,7 @@ def _sizes(dist: Path) -> dict[str, float]:
             else path.stat().st_size
     parts = {"catalog": dist / "catalog.json", "graph": dist / "graph.json",
              "content": dist / "content", "index": dist / "index",
-             "cache": dist / "build-cache.bin"}
+             "cache": dist / "build-cache"}
     return {name: size(path) / max(skills, 1) for name, path in parts.items()}
 
 

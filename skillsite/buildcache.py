@@ -1,13 +1,17 @@
 """The incremental build's memory: what each file produced, and what that depended on.
 
-A cached result is reused only while the file's size, mtime and inode are unchanged and
-every dependency it recorded (link targets, the skill folder's listing) still looks the
-same; everything else is checked again. The cache lives in ``dist/build-cache.bin`` so it
-always matches the artifacts beside it, and deleting it just makes the next build clean.
+A cached result is reused only while the file's size, mtime and inode are unchanged (or,
+when they changed, its bytes are not) and every folder it depended on (its skill folder,
+the folders of its link targets) has the same mtime; everything else is checked again.
+The discovery walk's folder listings are kept too, so unchanged folders are not listed.
 
-It is stored with :mod:`marshal` (plain values only, several times faster than JSON at
-100k skills, and unlike pickle it cannot run code); it is read only when its sha256 matches
-the manifest, so a damaged or edited cache is ignored rather than trusted.
+The cache lives in ``dist/build-cache/`` so it always matches the artifacts beside it, and
+deleting it just makes the next build clean: ``head.bin`` (format, configuration, what
+the stores hold) and :data:`CACHE_SHARDS` shards by path, of which an incremental build
+rewrites only those that changed. It is stored with :mod:`marshal` (plain values only,
+several times faster than JSON at 100k skills, and unlike pickle it cannot run code); a
+file is read only when its sha256 matches the manifest, so a damaged or edited cache is
+ignored rather than trusted.
 """
 from __future__ import annotations
 
@@ -16,7 +20,8 @@ import marshal
 import os
 import stat
 import time
-from dataclasses import dataclass, field
+import zlib
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +32,14 @@ from skillsite.config import Config
 from skillsite.content import ContentRow, row_of
 from skillsite.discover import Listing, racy
 from skillsite.entries import SkillEntry, entry_of, index_doc, skill_folder
-from skillsite.graph import graph_input
 from skillsite.index.fields import field_texts
 from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
-CACHE_FILE = "build-cache.bin"
-CACHE_VERSION = 3
+CACHE_DIR = "build-cache"
+CACHE_VERSION = 4
+#: The cache is split by path so an incremental build rewrites only the parts that changed.
+CACHE_SHARDS = 16
 
 Dependency = tuple[str, Any]  # (absolute path, observed state)
 
@@ -44,18 +50,29 @@ class Cached:
 
     stat: list[int]
     problems: list[list[Any]]
-    record: dict[str, Any] | None
+    #: The file's :class:`~skillsite.rules.corpus.SkillRecord`, as a tuple of its fields.
+    record: tuple[Any, ...] | None
     is_skill: bool
     deps: list[Dependency] = field(default_factory=list)
-    catalog: dict[str, Any] | None = None
-    graph: dict[str, Any] | None = None
+    #: The skill's name and format when the file makes a catalog entry, else None.
+    name: str | None = None
+    format: str | None = None
+    #: What the graph needs besides name, format and path: (tags, depends_on, links).
+    graph: tuple[list[str], list[str], list[str]] | None = None
     fingerprint: str | None = None
     #: False for a Markdown page that turned out not to be a skill.
     found: bool = True
-    #: ``catalog`` as compact JSON, so the catalog file is joined, not re-encoded.
+    #: The catalog record as compact JSON, so the catalog file is joined, not re-encoded.
     catalog_json: str | None = None
     #: Of the file's bytes, when it parsed: a changed stat with the same bytes is no change.
     sha256: str | None = None
+
+    def graph_input(self, path: str) -> dict[str, Any]:
+        """The skill's input to :func:`skillsite.graph.build_graph`."""
+        assert self.graph is not None
+        tags, depends_on, links = self.graph
+        return {"name": self.name, "format": self.format, "path": path, "tags": tags,
+                "depends_on": depends_on, "links": links}
 
 
 def fingerprint_config(config: Config, backend: str) -> str:
@@ -106,21 +123,21 @@ def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bo
     return dependency_state(folder, mtimes) == state
 
 
-def still_valid(cached: Cached | None, path: Path | str, mtimes: dict[str, int]) -> bool:
-    """Whether ``cached`` still describes the file at ``path``; ``mtimes`` as for
-    :func:`dependency_state`. A file whose stat changed but whose bytes did not (touched,
-    or copied) is still valid, and its new stat is kept."""
-    if cached is None:
-        return False
+def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cached | None:
+    """``cached`` if it still describes the file at ``path`` (a copy with the new stat if
+    only that changed: a touched or copied file with the same bytes), else None.
+    ``mtimes`` as for :func:`dependency_state`."""
     try:
         key = stat_key(path)
         if key != cached.stat or key == [0, 0, 0]:
             if cached.sha256 is None or _file_sha256(path) != cached.sha256:
-                return False
-            cached.stat = key
+                return None
+            cached = replace(cached, stat=key)
     except OSError:
-        return False
-    return all(_dependency_unchanged(dep, state, mtimes) for dep, state in cached.deps)
+        return None
+    if all(_dependency_unchanged(dep, state, mtimes) for dep, state in cached.deps):
+        return cached
+    return None
 
 
 def _file_sha256(path: Path | str) -> str:
@@ -191,14 +208,15 @@ def finish(source: Source, result: FileResult | None) -> Built:
         return Built(key, Cached(stat, [], None, False, found=False), None)
     extracted: Extracted | None = result.extracted
     entry = extracted.entry if extracted else None
-    record = catalog_entry(entry) if entry else None
     cached = Cached(stat, problem_rows(result.problems),
-                    vars(result.record) if result.record else None, result.is_skill,
-                    extracted.deps if extracted else [], record,
-                    graph_input(entry) if entry else None,
-                    extracted.fingerprint if extracted else None,
-                    catalog_json=record_json(record) if record else None,
+                    tuple(vars(result.record).values()) if result.record else None,
+                    result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)
+    if entry is not None:
+        cached.name, cached.format = entry.name, entry.format
+        cached.graph = (list(entry.tags), list(entry.depends_on), list(entry.links))
+        cached.fingerprint = extracted.fingerprint if extracted else None
+        cached.catalog_json = record_json(catalog_entry(entry))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),
@@ -228,26 +246,65 @@ class BuildCache:
     included: dict[str, str] = field(default_factory=dict)
     #: The discovery walk's folder listings (see :class:`~skillsite.discover.Listings`).
     listings: dict[str, Listing] = field(default_factory=dict)
+    #: As loaded, per shard: (files, listings); a shard equal to this is not written again.
+    shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = field(default_factory=list)
 
 
-def load_cache(dist: Path, config_key: str, expected_sha256: str | None) -> BuildCache:
-    """The previous build's cache; empty if it is missing, damaged or made otherwise."""
+def _shard_of(key: str) -> int:
+    return zlib.crc32(key.encode("utf-8", "surrogateescape")) % CACHE_SHARDS
+
+
+def _shard_path(dist: Path, number: int) -> Path:
+    return dist / CACHE_DIR / f"{number:02d}.bin"
+
+
+def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildCache:
+    """The previous build's cache; empty if it is missing, damaged or made otherwise.
+    ``checksums`` are the previous manifest's: a file that does not match is not read."""
+
+    def verified(path: Path) -> Any:
+        blob = path.read_bytes()
+        relative = path.relative_to(dist).as_posix()
+        if hashlib.sha256(blob).hexdigest() != checksums.get(relative):
+            raise ValueError(f"{relative} does not match the manifest")
+        return marshal.loads(blob)
+
     try:
-        blob = (dist / CACHE_FILE).read_bytes()
-        if hashlib.sha256(blob).hexdigest() != expected_sha256:
+        head = verified(dist / CACHE_DIR / "head.bin")
+        if head.get("version") != CACHE_VERSION or head.get("config") != config_key:
             return BuildCache()
-        document = marshal.loads(blob)
-        if document.get("version") != CACHE_VERSION or document.get("config") != config_key:
-            return BuildCache()
-        files = {path: Cached(*fields) for path, fields in document["files"].items()}
-        return BuildCache(files, document["included"], document["listings"])
+        cache = BuildCache(included=head["included"])
+        for number in range(CACHE_SHARDS):
+            files, listings = verified(_shard_path(dist, number))
+            shard = ({key: Cached(*fields) for key, fields in files.items()}, listings)
+            cache.files.update(shard[0])
+            cache.listings.update(listings)
+            cache.shards.append(shard)
+        return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         return BuildCache()
 
 
-def save_cache(dist: Path, config_key: str, cache: BuildCache) -> None:
-    files = {path: tuple(vars(cached).values()) for path, cached in sorted(cache.files.items())}
-    document = {"version": CACHE_VERSION, "config": config_key,
-                "included": dict(sorted(cache.included.items())), "files": files,
-                "listings": dict(sorted(cache.listings.items()))}
-    (dist / CACHE_FILE).write_bytes(marshal.dumps(document))
+def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) -> None:
+    """Write ``cache`` into ``work``. A shard equal to the one ``old`` loaded is left as
+    it is: ``work`` holds a hard link to it (see :func:`skillsite.dist.copy_previous`)."""
+    folder = work / CACHE_DIR
+    folder.mkdir(exist_ok=True)
+    shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = [
+        ({}, {}) for _ in range(CACHE_SHARDS)]
+    for key, cached in cache.files.items():
+        shards[_shard_of(key)][0][key] = cached
+    for folder_path, listing in cache.listings.items():
+        shards[_shard_of(folder_path)][1][folder_path] = listing
+    for number, (files, listings) in enumerate(shards):
+        path = _shard_path(work, number)
+        if number < len(old.shards) and old.shards[number] == (files, listings) \
+                and path.exists():
+            continue
+        path.unlink(missing_ok=True)  # never write through a hard link
+        rows = {key: tuple(vars(cached).values()) for key, cached in sorted(files.items())}
+        path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
+    head = {"version": CACHE_VERSION, "config": config_key,
+            "included": dict(sorted(cache.included.items()))}
+    (folder / "head.bin").unlink(missing_ok=True)
+    (folder / "head.bin").write_bytes(marshal.dumps(head))

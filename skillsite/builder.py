@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from skillsite import __version__
 from skillsite.buildcache import (
-    CACHE_FILE,
+    CACHE_DIR,
     BuildCache,
     Cached,
     Payload,
@@ -28,8 +28,8 @@ from skillsite.buildcache import (
     finish,
     load_cache,
     problems_of,
+    revalidated,
     save_cache,
-    still_valid,
 )
 from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
@@ -140,7 +140,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             if reuse:
                 # tantivy never rewrites a segment; Whoosh may, so its index is copied.
                 tantivy = backend == "tantivy"
-                link = ("content", "graph.json", "index") if tantivy else ("content", "graph.json")
+                link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()))
                 copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
             else:
                 old.included = {}
@@ -160,12 +160,12 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                     raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
                                       f"{out} was not changed", problems)
                 included = _included(cache, errored)
-                cache.included = {c.catalog["name"]: c.fingerprint or ""  # type: ignore[index]
-                                  for c in included.values()}
+                cache.included = {c.name: c.fingerprint or "" for c in included.values()
+                                  if c.name}
                 clock.lap("corpus rules")
                 stores.settle(cache.included, lambda names: _payloads(
                     [sources.source(key) for key, c in included.items()
-                     if c.catalog and c.catalog["name"] in names], ctx, root))
+                     if c.name in names], ctx, root))
             clock.lap("settle content and index")
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
@@ -181,7 +181,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
     return BuildResult(
         out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
         skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
-        excluded=sorted(p for p in errored if p in cache.files and cache.files[p].catalog),
+        excluded=sorted(p for p in errored if p in cache.files and cache.files[p].name),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
         timings=clock.timings)
@@ -248,21 +248,23 @@ def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
     build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
     write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
                   work / "catalog.json")
-    graph = [c.graph for c in included.values() if c.graph]
-    if old is None or graph != _graph_inputs(old):
+    shape = [(key, c.name, c.format, c.graph) for key, c in included.items()]
+    if old is None or shape != _graph_shape(old):
+        graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
-    save_cache(work, config_key, cache)
-    formats = Counter(c.catalog["format"] for c in included.values() if c.catalog)
+    save_cache(work, config_key, cache, old or BuildCache())
+    formats = Counter(c.format for c in included.values() if c.format)
     write_manifest(work, _manifest_fields(formats, backend, problems), previous,
                    hashing.result())
     return formats
 
 
-def _graph_inputs(cache: BuildCache) -> list[dict[str, Any]]:
-    """The graph inputs of the skills ``cache`` included, in path order."""
-    return [c.graph for _, c in sorted(cache.files.items()) if c.graph and c.catalog
-            and cache.included.get(c.catalog["name"]) == (c.fingerprint or "")]
+def _graph_shape(cache: BuildCache) -> list[tuple[Any, ...]]:
+    """What decides the graph, of the skills ``cache`` included, in path order: two
+    builds with equal shapes have equal graphs."""
+    return [(key, c.name, c.format, c.graph) for key, c in sorted(cache.files.items())
+            if c.name and cache.included.get(c.name) == (c.fingerprint or "")]
 
 
 def _refuse_foreign_folder(out: Path) -> None:
@@ -275,7 +277,7 @@ def _refuse_foreign_folder(out: Path) -> None:
 
 def _previous_cache(out: Path, config_key: str) -> BuildCache:
     manifest = read_manifest(out) or {}
-    return load_cache(out, config_key, manifest.get("files", {}).get(CACHE_FILE))
+    return load_cache(out, config_key, manifest.get("files", {}))
 
 
 def _reusable(out: Path, backend: str) -> bool:
@@ -305,8 +307,9 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
                                                                                   root)
             sources[key] = (path, kind)
             cached = old.files.get(key)
-            if cached is not None and still_valid(cached, path, mtimes):
-                cache.files[key] = cached
+            reused = revalidated(cached, path, mtimes) if cached is not None else None
+            if reused is not None:
+                cache.files[key] = reused
             else:
                 stale += 1
                 yield Source(Path(path), root, kind)
@@ -344,18 +347,8 @@ def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
         problems += [problem] if problem else []
-    records = [SkillRecord(**_record_fields(c.record)) for c in cache.files.values()
-               if c.record]
+    records = [SkillRecord(*c.record) for c in cache.files.values() if c.record]
     return sorted(problems + corpus_problems(records, ctx))
-
-
-def _record_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """A SkillRecord's fields back from JSON, where tuples became lists."""
-    fields = dict(record)
-    fields["name_at"] = tuple(fields["name_at"])
-    fields["depends_at"] = tuple(fields["depends_at"])
-    fields["depends_on"] = tuple((ref, tuple(at)) for ref, at in fields["depends_on"])
-    return fields
 
 
 def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
@@ -365,8 +358,8 @@ def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     names: set[str] = set()
     for key in sorted(cache.files):
         cached = cache.files[key]
-        if cached.catalog and key not in errored and cached.catalog["name"] not in names:
-            names.add(cached.catalog["name"])
+        if cached.name and key not in errored and cached.name not in names:
+            names.add(cached.name)
             chosen[key] = cached
     return chosen
 

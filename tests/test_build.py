@@ -299,7 +299,7 @@ def test_refuses_to_replace_a_folder_that_is_not_a_dist(tmp_path: Path) -> None:
 
 def test_damaged_cache_falls_back_to_a_full_build(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
-    (tmp_path / "dist/build-cache.bin").write_bytes(b"\x00garbage")
+    (tmp_path / "dist/build-cache/03.bin").write_bytes(b"\x00garbage")
     again = build(corpus, tmp_path / "dist")
     assert again.rechecked == 19 and again.included == 19
 
