@@ -128,16 +128,18 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
     only that changed: a touched or copied file with the same bytes), else None.
     ``mtimes`` as for :func:`dependency_state`."""
     try:
-        key = stat_key(path)
-        if key != cached.stat or key == [0, 0, 0]:
+        info = os.stat(path)
+        # A stored stat was not racy when stored, so an equal one is not racy now.
+        if [info.st_size, info.st_mtime_ns, info.st_ino] != cached.stat:
             if cached.sha256 is None or _file_sha256(path) != cached.sha256:
                 return None
-            cached = replace(cached, stat=key)
+            cached = replace(cached, stat=stat_key(path))
     except OSError:
         return None
-    if all(_dependency_unchanged(dep, state, mtimes) for dep, state in cached.deps):
-        return cached
-    return None
+    for folder, state in cached.deps:  # this loop runs for every file of the corpus
+        if mtimes.get(folder) != state and not _dependency_unchanged(folder, state, mtimes):
+            return None
+    return cached
 
 
 def _file_sha256(path: Path | str) -> str:

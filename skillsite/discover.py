@@ -138,17 +138,18 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         unchanged = None
         if listings is not None and not via_link:
             unchanged = _unchanged(folder, listings)
-        if unchanged is not None:
+        if unchanged is not None:  # the common case of an incremental build: keep it lean
             in_skill = in_skill or unchanged[1]
+            here, real_here = folder + sep, real_folder + sep
             for name in unchanged[2]:
-                real = real_folder + sep + name
-                stack.append((folder + sep + name, real, ancestors | {real}, False, in_skill))
+                real = real_here + name
+                stack.append((here + name, real, ancestors | {real}, False, in_skill))
             for name, known in unchanged[3]:
-                if not (known == CANDIDATE and in_skill):
-                    real = real_folder + sep + name
+                if not (in_skill and known == CANDIDATE):
+                    real = real_here + name
                     if (real, known) not in seen:
                         seen.add((real, known))
-                        yield folder + sep + name, known
+                        yield here + name, known
             continue
         try:
             entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
