@@ -211,7 +211,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
     extracted: Extracted | None = result.extracted
     entry = extracted.entry if extracted else None
     cached = Cached(stat, problem_rows(result.problems),
-                    tuple(vars(result.record).values()) if result.record else None,
+                    tuple(result.record) if result.record else None,
                     result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)
     if entry is not None:
@@ -248,8 +248,10 @@ class BuildCache:
     included: dict[str, str] = field(default_factory=dict)
     #: The discovery walk's folder listings (see :class:`~skillsite.discover.Listings`).
     listings: dict[str, Listing] = field(default_factory=dict)
-    #: As loaded, per shard: (files, listings); a shard equal to this is not written again.
+    #: As loaded, per shard: (files, listings).
     shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = field(default_factory=list)
+    #: Keys whose record is new or differs from the previous cache's.
+    changed: set[str] = field(default_factory=set)
 
 
 def _shard_of(key: str) -> int:
@@ -288,21 +290,27 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
 
 
 def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) -> None:
-    """Write ``cache`` into ``work``. A shard equal to the one ``old`` loaded is left as
-    it is: ``work`` holds a hard link to it (see :func:`skillsite.dist.copy_previous`)."""
+    """Write ``cache`` into ``work``, which holds hard links to ``old``'s files when the
+    build is incremental (see :func:`skillsite.dist.copy_previous`): a shard in which no
+    record and no listing changed is left as it is."""
     folder = work / CACHE_DIR
     folder.mkdir(exist_ok=True)
-    shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = [
-        ({}, {}) for _ in range(CACHE_SHARDS)]
-    for key, cached in cache.files.items():
-        shards[_shard_of(key)][0][key] = cached
-    for folder_path, listing in cache.listings.items():
-        shards[_shard_of(folder_path)][1][folder_path] = listing
-    for number, (files, listings) in enumerate(shards):
+    files_out = cache.changed | (old.files.keys() - cache.files.keys())
+    folders_out = {path for path, listing in cache.listings.items()
+                   if old.listings.get(path) is not listing}
+    folders_out |= old.listings.keys() - cache.listings.keys()
+    dirty = {_shard_of(key) for key in files_out} | {_shard_of(path) for path in folders_out}
+    for number in range(CACHE_SHARDS):
         path = _shard_path(work, number)
-        if number < len(old.shards) and old.shards[number] == (files, listings) \
-                and path.exists():
+        if number < len(old.shards) and number not in dirty and path.exists():
             continue
+        if number < len(old.shards):
+            files, listings = (dict(part) for part in old.shards[number])
+            _patch(files, cache.files, {k for k in files_out if _shard_of(k) == number})
+            _patch(listings, cache.listings, {f for f in folders_out if _shard_of(f) == number})
+        else:
+            files = {k: c for k, c in cache.files.items() if _shard_of(k) == number}
+            listings = {f: v for f, v in cache.listings.items() if _shard_of(f) == number}
         path.unlink(missing_ok=True)  # never write through a hard link
         rows = {key: tuple(vars(cached).values()) for key, cached in sorted(files.items())}
         path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
@@ -310,3 +318,12 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) 
             "included": dict(sorted(cache.included.items()))}
     (folder / "head.bin").unlink(missing_ok=True)
     (folder / "head.bin").write_bytes(marshal.dumps(head))
+
+
+def _patch(part: dict[str, Any], source: dict[str, Any], keys: set[str]) -> None:
+    """Bring ``part`` (a shard) up to date with ``source`` for ``keys``."""
+    for key in keys:
+        if key in source:
+            part[key] = source[key]
+        else:
+            part.pop(key, None)

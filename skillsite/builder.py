@@ -248,8 +248,7 @@ def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
     build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
     write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
                   work / "catalog.json")
-    shape = [(key, c.name, c.format, c.graph) for key, c in included.items()]
-    if old is None or shape != _graph_shape(old):
+    if old is None or not _same_graph(included, cache.changed, old):
         graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
@@ -260,11 +259,17 @@ def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
     return formats
 
 
-def _graph_shape(cache: BuildCache) -> list[tuple[Any, ...]]:
-    """What decides the graph, of the skills ``cache`` included, in path order: two
-    builds with equal shapes have equal graphs."""
-    return [(key, c.name, c.format, c.graph) for key, c in sorted(cache.files.items())
-            if c.name and cache.included.get(c.name) == (c.fingerprint or "")]
+def _same_graph(included: dict[str, Cached], changed: set[str], old: BuildCache) -> bool:
+    """Whether the graph of ``included`` equals the one ``old`` included: the same files,
+    and none of those that changed has another name, format, tags, dependencies or
+    links."""
+    before = {key: c for key, c in old.files.items()
+              if c.name and old.included.get(c.name) == (c.fingerprint or "")}
+    if before.keys() != included.keys():
+        return False
+    return all((before[key].name, before[key].format, before[key].graph)
+               == (included[key].name, included[key].format, included[key].graph)
+               for key in changed if key in included)
 
 
 def _refuse_foreign_folder(out: Path) -> None:
@@ -310,6 +315,8 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
             reused = revalidated(cached, path, mtimes) if cached is not None else None
             if reused is not None:
                 cache.files[key] = reused
+                if reused is not cached:
+                    cache.changed.add(key)
             else:
                 stale += 1
                 yield Source(Path(path), root, kind)
@@ -318,6 +325,7 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
     progress(0, 0)
     for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
         cache.files[built.key] = built.cached
+        cache.changed.add(built.key)
         if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
             stores.offer(built.payload)
         done += 1
@@ -347,7 +355,7 @@ def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
         problems += [problem] if problem else []
-    records = [SkillRecord(*c.record) for c in cache.files.values() if c.record]
+    records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
     return sorted(problems + corpus_problems(records, ctx))
 
 

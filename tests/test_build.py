@@ -266,6 +266,21 @@ def test_incremental_build_sees_changes_the_folder_listings_hide(tmp_path: Path)
     assert build(root, dist).rechecked == 0
 
 
+def test_incremental_build_rewrites_only_the_cache_shards_that_changed(corpus: Path,
+                                                                      tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    build(corpus, dist)
+    inodes = {p.name: p.stat().st_ino for p in (dist / "build-cache").iterdir()}
+    skill_md = corpus / "skills/sql-review/SKILL.md"
+    skill_md.write_text(skill_md.read_text() + "\nOne more line.\n")
+    assert build(corpus, dist).rechecked == 1
+    kept = [name for name, inode in inodes.items()
+            if (dist / "build-cache" / name).stat().st_ino == inode]
+    assert len(kept) >= 10 and "head.bin" not in kept
+    verify_checksums(dist)
+    assert build(corpus, dist).rechecked == 0
+
+
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
     again = build(corpus, tmp_path / "dist")

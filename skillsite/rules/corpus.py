@@ -1,8 +1,7 @@
 """Rules that need the whole corpus: duplicate names and Mini-A dependencies."""
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from skillsite.models import Document
 from skillsite.rules.context import Context
@@ -12,9 +11,9 @@ DEPENDENCY_KEYS = ("depends_on", "dependsOn", "dependencies")
 Location = tuple[int, int]
 
 
-@dataclass(frozen=True)
-class SkillRecord:
-    """The little a corpus rule needs to know about one skill."""
+class SkillRecord(NamedTuple):
+    """The little a corpus rule needs to know about one skill (a tuple: the build keeps
+    100k of them in its cache)."""
 
     path: str
     kind: str
