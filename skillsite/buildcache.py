@@ -21,9 +21,9 @@ import os
 import stat
 import time
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
@@ -37,23 +37,23 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
 
 Dependency = tuple[str, Any]  # (absolute path, observed state)
 
 
-@dataclass
-class Cached:
-    """One file's result, as stored: enough to rebuild the catalog and graph without it."""
+class Cached(NamedTuple):
+    """One file's result, as stored: enough to rebuild the catalog and graph without it.
+    (A tuple: an incremental build loads 100k of them.)"""
 
     stat: list[int]
     problems: list[list[Any]]
-    #: The file's :class:`~skillsite.rules.corpus.SkillRecord`, as a tuple of its fields.
+    #: The file's :class:`~skillsite.rules.corpus.SkillRecord`, as a plain tuple.
     record: tuple[Any, ...] | None
     is_skill: bool
-    deps: list[Dependency] = field(default_factory=list)
+    deps: list[Dependency] = []
     #: The skill's name and format when the file makes a catalog entry, else None.
     name: str | None = None
     format: str | None = None
@@ -133,7 +133,7 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
         if [info.st_size, info.st_mtime_ns, info.st_ino] != cached.stat:
             if cached.sha256 is None or _file_sha256(path) != cached.sha256:
                 return None
-            cached = replace(cached, stat=stat_key(path))
+            cached = cached._replace(stat=stat_key(path))
     except OSError:
         return None
     for folder, state in cached.deps:  # this loop runs for every file of the corpus
@@ -215,10 +215,11 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)
     if entry is not None:
-        cached.name, cached.format = entry.name, entry.format
-        cached.graph = (list(entry.tags), list(entry.depends_on), list(entry.links))
-        cached.fingerprint = extracted.fingerprint if extracted else None
-        cached.catalog_json = record_json(catalog_entry(entry))
+        cached = cached._replace(
+            name=entry.name, format=entry.format,
+            graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
+            fingerprint=extracted.fingerprint if extracted else None,
+            catalog_json=record_json(catalog_entry(entry)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),
@@ -252,6 +253,8 @@ class BuildCache:
     shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = field(default_factory=list)
     #: Keys whose record is new or differs from the previous cache's.
     changed: set[str] = field(default_factory=set)
+    #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
+    walk_complete: bool = False
 
 
 def _shard_of(key: str) -> int:
@@ -277,10 +280,10 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
         head = verified(dist / CACHE_DIR / "head.bin")
         if head.get("version") != CACHE_VERSION or head.get("config") != config_key:
             return BuildCache()
-        cache = BuildCache(included=head["included"])
+        cache = BuildCache(included=head["included"], walk_complete=head["walk_complete"])
         for number in range(CACHE_SHARDS):
             files, listings = verified(_shard_path(dist, number))
-            shard = ({key: Cached(*fields) for key, fields in files.items()}, listings)
+            shard = ({key: Cached._make(fields) for key, fields in files.items()}, listings)
             cache.files.update(shard[0])
             cache.listings.update(listings)
             cache.shards.append(shard)
@@ -312,10 +315,11 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) 
             files = {k: c for k, c in cache.files.items() if _shard_of(k) == number}
             listings = {f: v for f, v in cache.listings.items() if _shard_of(f) == number}
         path.unlink(missing_ok=True)  # never write through a hard link
-        rows = {key: tuple(vars(cached).values()) for key, cached in sorted(files.items())}
+        rows = {key: tuple(cached) for key, cached in sorted(files.items())}
         path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
     head = {"version": CACHE_VERSION, "config": config_key,
-            "included": dict(sorted(cache.included.items()))}
+            "included": dict(sorted(cache.included.items())),
+            "walk_complete": cache.walk_complete}
     (folder / "head.bin").unlink(missing_ok=True)
     (folder / "head.bin").write_bytes(marshal.dumps(head))
 

@@ -35,7 +35,7 @@ from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
 from skillsite.content import ContentStore
-from skillsite.discover import Flagged, Listings, walk_files
+from skillsite.discover import Flagged, Listings, kind_of, walk_files
 from skillsite.dist import (
     ARTIFACT_VERSION,
     BuildLock,
@@ -146,13 +146,19 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 old.included = {}
             clock.lap("copy previous")
             flagged: list[Flagged] = []
-            listings = Listings(previous=old.listings)
-            found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
-                               listings=listings)
+            listings = Listings(previous=old.listings, previous_complete=old.walk_complete)
+            found: Iterable[tuple[str, str]]
+            if listings.tree_unchanged():  # no file came or went: skip the walk
+                found = [(os.path.join(root, key), kind_of(key.rpartition("/")[2]) or "")
+                         for key in old.files]
+            else:
+                found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
+                                   listings=listings)
             with _Stores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
                                               listings.mtimes)
                 cache.listings = listings.current
+                cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
                 problems = _all_problems(cache, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}

@@ -79,6 +79,28 @@ class Listings:
     #: mtime_ns of every folder this walk visited (not through a symlink), by path.
     mtimes: dict[str, int] = field(default_factory=dict)
     started: int = field(default_factory=time.time_ns)
+    #: Whether ``previous`` describes the whole tree (no folder was left unrecorded).
+    previous_complete: bool = False
+    #: Whether ``current`` does, so far.
+    complete: bool = True
+
+    def tree_unchanged(self) -> bool:
+        """Whether no folder of a completely recorded tree changed, so that no file came,
+        went or was renamed, and the previous walk's files are this walk's. Stats every
+        folder but lists none: the fast path of an incremental build."""
+        if not (self.previous_complete and self.previous):
+            return False
+        mtimes = {}
+        for folder, listing in self.previous.items():
+            try:
+                mtime = os.stat(folder).st_mtime_ns
+            except OSError:
+                return False
+            if mtime != listing[0]:
+                return False
+            mtimes[folder] = mtime
+        self.mtimes, self.current = mtimes, dict(self.previous)
+        return True
 
 
 def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
@@ -157,6 +179,8 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         except OSError as exc:
             sink.append(Flagged(Path(folder), Issue("unreadable-file", 1, 1,
                                                     f"cannot list folder: {exc.strerror}")))
+            if listings is not None:
+                listings.complete = False
             continue
         files: list[tuple[str, str]] = []
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
@@ -214,6 +238,8 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         if keep:
             assert listings is not None
             _record(folder, listings, has_skill, subfolders, candidates)
+        elif listings is not None:
+            listings.complete = False
         yield from sorted(files)  # one folder: by name
 
 
@@ -237,6 +263,8 @@ def _record(folder: str, listings: Listings, has_skill: bool, subfolders: list[s
     if mtime is not None and not racy(mtime, listings.started):
         candidates.sort()
         listings.current[folder] = (mtime, has_skill, tuple(subfolders), tuple(candidates))
+    else:
+        listings.complete = False
 
 
 def _inside(link: Path, real_root: Path, sink: list[Flagged]) -> Path | None:

@@ -17,6 +17,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+import skillsite.builder
 from skillsite.builder import BuildFailed, build
 from skillsite.cli import main
 from skillsite.config import Config
@@ -279,6 +280,32 @@ def test_incremental_build_rewrites_only_the_cache_shards_that_changed(corpus: P
     assert len(kept) >= 10 and "head.bin" not in kept
     verify_checksums(dist)
     assert build(corpus, dist).rechecked == 0
+
+
+def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    root = write(tmp_path / "c", {"skills/a/SKILL.md": skill("a"),
+                                  "skills/b/SKILL.md": skill("b"),
+                                  "wiki/page.md": page("page")})
+    old = time.time() - 60
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    build(root, dist)
+    walks = []
+    real_walk = skillsite.builder.walk_files
+    monkeypatch.setattr(skillsite.builder, "walk_files",
+                        lambda *args, **kwargs: walks.append(1) or real_walk(*args, **kwargs))
+    skill_md = root / "skills/a/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("Some text.", "Other text."))
+    os.utime(root / "wiki/page.md")
+    again = build(root, dist)
+    assert walks == [] and again.rechecked == 1
+    assert dist_state(dist) == dist_state(build(root, tmp_path / "clean").dist)
+    walks.clear()
+    write(root, {"skills/c/SKILL.md": skill("c")})  # a folder changes: walk again
+    assert build(root, dist).rechecked == 1 and walks == [1]
+    assert "c" in catalog_names(dist)
 
 
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
