@@ -21,12 +21,15 @@ import os
 import stat
 import time
 import zlib
+from array import array
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
+from skillsite.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
 from skillsite.checker import FileResult, display_path
 from skillsite.config import Config
 from skillsite.content import ContentRow, row_of
@@ -37,7 +40,8 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 5
+CACHE_VERSION = 6
+STATS_FILE = "stats.bin"
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
 
@@ -255,6 +259,8 @@ class BuildCache:
     changed: set[str] = field(default_factory=set)
     #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
     walk_complete: bool = False
+    #: How the corpus compares with the previous build's stats (scanned while loading).
+    changes: Scan | None = None
 
 
 def _shard_of(key: str) -> int:
@@ -267,32 +273,41 @@ def _shard_path(dist: Path, number: int) -> Path:
 
 def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildCache:
     """The previous build's cache; empty if it is missing, damaged or made otherwise.
-    ``checksums`` are the previous manifest's: a file that does not match is not read."""
+    ``checksums`` are the previous manifest's: a file that does not match is not read.
+    The scan for changes starts first and runs while the rest loads."""
 
-    def verified(path: Path) -> Any:
+    def verified(path: Path) -> bytes:
         blob = path.read_bytes()
         relative = path.relative_to(dist).as_posix()
         if hashlib.sha256(blob).hexdigest() != checksums.get(relative):
             raise ValueError(f"{relative} does not match the manifest")
-        return marshal.loads(blob)
+        return blob
 
+    cache = BuildCache()
+    scan: BackgroundScan | None = None
     try:
-        head = verified(dist / CACHE_DIR / "head.bin")
+        head = marshal.loads(verified(dist / CACHE_DIR / "head.bin"))
         if head.get("version") != CACHE_VERSION or head.get("config") != config_key:
             return BuildCache()
-        cache = BuildCache(included=head["included"], walk_complete=head["walk_complete"])
+        cache.included, cache.walk_complete = head["included"], head["walk_complete"]
+        if cache.walk_complete:
+            scan = BackgroundScan(StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE)))
         for number in range(CACHE_SHARDS):
-            files, listings = verified(_shard_path(dist, number))
+            files, listings = marshal.loads(verified(_shard_path(dist, number)))
             shard = ({key: Cached._make(fields) for key, fields in files.items()}, listings)
             cache.files.update(shard[0])
             cache.listings.update(listings)
             cache.shards.append(shard)
+        cache.changes = scan.result() if scan else None
         return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
+        if scan is not None:
+            scan.result()  # reap the helper process
         return BuildCache()
 
 
-def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) -> None:
+def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
+               root: Path) -> None:
     """Write ``cache`` into ``work``, which holds hard links to ``old``'s files when the
     build is incremental (see :func:`skillsite.dist.copy_previous`): a shard in which no
     record and no listing changed is left as it is."""
@@ -317,11 +332,32 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache) 
         path.unlink(missing_ok=True)  # never write through a hard link
         rows = {key: tuple(cached) for key, cached in sorted(files.items())}
         path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
+    index = stat_index(root, cache)
     head = {"version": CACHE_VERSION, "config": config_key,
             "included": dict(sorted(cache.included.items())),
-            "walk_complete": cache.walk_complete}
-    (folder / "head.bin").unlink(missing_ok=True)
-    (folder / "head.bin").write_bytes(marshal.dumps(head))
+            "walk_complete": bool(index.folders)}
+    for name, blob in (("head.bin", marshal.dumps(head)), (STATS_FILE, index.to_bytes())):
+        (folder / name).unlink(missing_ok=True)
+        (folder / name).write_bytes(blob)
+
+
+def stat_index(root: Path, cache: BuildCache) -> StatIndex:
+    """The index for the next build's :func:`~skillsite.changes.scan`; empty (no fast
+    path) unless this build's walk recorded every folder."""
+    if not cache.walk_complete:
+        return StatIndex()
+    outside: dict[str, int] = {}
+    for cached in cache.files.values():
+        for dep, state in cached.deps:
+            if dep not in cache.listings:
+                if not (state is None or isinstance(state, int)) or isinstance(state, bool):
+                    return StatIndex()  # a state that only a full check can compare
+                outside[dep] = FOLDER_GONE if state is None else state
+    return StatIndex(str(root), list(cache.listings),
+                     array("q", (listing[0] for listing in cache.listings.values())),
+                     list(cache.files),
+                     array("q", chain.from_iterable(c.stat for c in cache.files.values())),
+                     outside)
 
 
 def _patch(part: dict[str, Any], source: dict[str, Any], keys: set[str]) -> None:

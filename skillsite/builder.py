@@ -146,17 +146,22 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 old.included = {}
             clock.lap("copy previous")
             flagged: list[Flagged] = []
-            listings = Listings(previous=old.listings, previous_complete=old.walk_complete)
+            listings = Listings(previous=old.listings)
             found: Iterable[tuple[str, str]]
-            if listings.tree_unchanged():  # no file came or went: skip the walk
+            scan = old.changes
+            trusted: set[str] = set()
+            if scan and scan.tree_unchanged:  # no file came or went: skip the walk
+                listings.current = dict(old.listings)
+                listings.mtimes = {folder: entry[0] for folder, entry in old.listings.items()}
                 found = [(os.path.join(root, key), kind_of(key.rpartition("/")[2]) or "")
                          for key in old.files]
+                trusted = old.files.keys() - scan.changed
             else:
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
             with _Stores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
-                                              listings.mtimes)
+                                              listings.mtimes, trusted)
                 cache.listings = listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
@@ -175,7 +180,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             clock.lap("settle content and index")
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
-            formats = _write_listings(work, included, cache, old if reuse else None,
+            formats = _write_listings(work, root, included, cache, old if reuse else None,
                                       config_key, backend, problems, out if reuse else None,
                                       hashing)
             clock.lap("catalog, graph, cache, manifest")
@@ -246,7 +251,7 @@ class _Stores:
         self.held[payload.name] = payload.fingerprint
 
 
-def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
+def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
                     old: BuildCache | None, config_key: str, backend: str,
                     problems: list[Problem], previous: Path | None,
                     hashing: Future[dict[str, str]]) -> Counter[str]:
@@ -258,7 +263,7 @@ def _write_listings(work: Path, included: dict[str, Cached], cache: BuildCache,
         graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
-    save_cache(work, config_key, cache, old or BuildCache())
+    save_cache(work, config_key, cache, old or BuildCache(), root)
     formats = Counter(c.format for c in included.values() if c.format)
     write_manifest(work, _manifest_fields(formats, backend, problems), previous,
                    hashing.result())
@@ -299,11 +304,11 @@ def _reusable(out: Path, backend: str) -> bool:
 
 def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
           jobs: int | None, progress: Progress, stores: _Stores,
-          mtimes: dict[str, int]) -> tuple[BuildCache, _Sources, int]:
+          mtimes: dict[str, int], trusted: set[str]) -> tuple[BuildCache, _Sources, int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
     source by key, and how many skill files were checked (not counting Markdown pages
-    that turned out not to be skills)."""
+    that turned out not to be skills). ``trusted`` keys are known unchanged already."""
     cache = BuildCache()
     sources = _Sources(root)
     stale = 0
@@ -318,6 +323,9 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
                                                                                   root)
             sources[key] = (path, kind)
             cached = old.files.get(key)
+            if cached is not None and key in trusted:
+                cache.files[key] = cached
+                continue
             reused = revalidated(cached, path, mtimes) if cached is not None else None
             if reused is not None:
                 cache.files[key] = reused

@@ -79,28 +79,8 @@ class Listings:
     #: mtime_ns of every folder this walk visited (not through a symlink), by path.
     mtimes: dict[str, int] = field(default_factory=dict)
     started: int = field(default_factory=time.time_ns)
-    #: Whether ``previous`` describes the whole tree (no folder was left unrecorded).
-    previous_complete: bool = False
-    #: Whether ``current`` does, so far.
+    #: Whether ``current`` covers every folder of the tree, so far.
     complete: bool = True
-
-    def tree_unchanged(self) -> bool:
-        """Whether no folder of a completely recorded tree changed, so that no file came,
-        went or was renamed, and the previous walk's files are this walk's. Stats every
-        folder but lists none: the fast path of an incremental build."""
-        if not (self.previous_complete and self.previous):
-            return False
-        mtimes = {}
-        for folder, listing in self.previous.items():
-            try:
-                mtime = os.stat(folder).st_mtime_ns
-            except OSError:
-                return False
-            if mtime != listing[0]:
-                return False
-            mtimes[folder] = mtime
-        self.mtimes, self.current = mtimes, dict(self.previous)
-        return True
 
 
 def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),

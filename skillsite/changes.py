@@ -1,0 +1,138 @@
+"""What changed since the previous build, found with stats alone, in a helper process.
+
+Most of an incremental build of a large corpus goes into asking the file system whether
+anything changed: a stat per folder (did a file come, go or get renamed?) and a stat per
+skill file (was it edited?). The previous build leaves a :class:`StatIndex` of both;
+:class:`BackgroundScan` compares the tree against it in a forked process while the build
+loads the rest of its cache, and sends back only what differs.
+
+The index is only written after a walk that recorded every folder of the corpus (see
+``Listings.complete``): then, when no folder's mtime moved, the files are the very same
+paths as before, and only those whose stat moved need a second look.
+"""
+from __future__ import annotations
+
+import marshal
+import os
+import stat
+from array import array
+from dataclasses import dataclass, field
+
+FOLDER_GONE = -1
+
+
+@dataclass
+class StatIndex:
+    """Every folder's mtime and every file's (size, mtime, inode), as the last build saw
+    them. ``outside`` are dependency folders the walk does not cover, with their state."""
+
+    root: str = ""
+    folders: list[str] = field(default_factory=list)
+    folder_mtimes: array[int] = field(default_factory=lambda: array("q"))
+    keys: list[str] = field(default_factory=list)
+    file_stats: array[int] = field(default_factory=lambda: array("q"))  # 3 per key
+    outside: dict[str, int] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        return marshal.dumps((self.root, self.folders, self.folder_mtimes.tobytes(),
+                              self.keys, self.file_stats.tobytes(), self.outside))
+
+    @classmethod
+    def from_bytes(cls, blob: bytes) -> StatIndex:
+        root, folders, mtimes, keys, stats, outside = marshal.loads(blob)
+        index = cls(root, folders, array("q"), keys, array("q"), outside)
+        index.folder_mtimes.frombytes(mtimes)
+        index.file_stats.frombytes(stats)
+        if len(index.folder_mtimes) != len(folders) or len(index.file_stats) != 3 * len(keys):
+            raise ValueError("stat index is inconsistent")
+        return index
+
+
+@dataclass(frozen=True)
+class Scan:
+    #: No folder changed: the files are the previous build's.
+    tree_unchanged: bool
+    #: When the tree is unchanged, the keys of the files whose stat moved.
+    changed: frozenset[str] = frozenset()
+
+
+def folder_state(path: str) -> int:
+    """A folder's mtime, or :data:`FOLDER_GONE`."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return FOLDER_GONE
+    return info.st_mtime_ns if stat.S_ISDIR(info.st_mode) else FOLDER_GONE
+
+
+def scan(index: StatIndex) -> Scan:
+    """Compare the tree with ``index``; stops at the first folder that changed."""
+    if not index.folders:
+        return Scan(False)
+    for folder, mtime in zip(index.folders, index.folder_mtimes):
+        try:
+            if os.stat(folder).st_mtime_ns != mtime:
+                return Scan(False)
+        except OSError:
+            return Scan(False)
+    if any(folder_state(path) != state for path, state in index.outside.items()):
+        return Scan(False)
+    prefix = os.path.join(index.root, "")
+    stats = index.file_stats
+    changed = []
+    for number, key in enumerate(index.keys):
+        try:
+            info = os.stat(prefix + key)
+        except OSError:
+            changed.append(key)
+            continue
+        at = 3 * number
+        if (info.st_mtime_ns != stats[at + 1] or info.st_size != stats[at]
+                or info.st_ino != stats[at + 2]):
+            changed.append(key)
+    return Scan(True, frozenset(changed))
+
+
+class BackgroundScan:
+    """:func:`scan` in a forked child process; :meth:`result` waits for it. Where fork
+    is unavailable, or the child fails, the scan runs in this process instead."""
+
+    def __init__(self, index: StatIndex) -> None:
+        self.index = index
+        self.pid = 0
+        self.reader = -1
+        if not hasattr(os, "fork") or not index.folders:
+            return
+        reader, writer = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(reader)
+            os.close(writer)
+            return
+        if pid == 0:  # the child: scan, report, and leave without any cleanup of its own
+            code = 1
+            try:
+                os.close(reader)
+                found = scan(index)
+                with os.fdopen(writer, "wb") as pipe:
+                    pipe.write(marshal.dumps((found.tree_unchanged, sorted(found.changed))))
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writer)
+        self.pid, self.reader = pid, reader
+
+    def result(self) -> Scan:
+        if not self.pid:
+            return scan(self.index)
+        with os.fdopen(self.reader, "rb") as pipe:
+            blob = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        try:
+            if os.waitstatus_to_exitcode(status) != 0:
+                raise ValueError("the scan process failed")
+            unchanged, changed = marshal.loads(blob)
+            return Scan(bool(unchanged), frozenset(changed))
+        except (ValueError, TypeError, EOFError):
+            return scan(self.index)
