@@ -147,21 +147,15 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             clock.lap("copy previous")
             flagged: list[Flagged] = []
             listings = Listings(previous=old.listings)
-            found: Iterable[tuple[str, str]]
-            scan = old.changes
-            trusted: set[str] = set()
-            if scan and scan.tree_unchanged:  # no file came or went: skip the walk
+            found: Iterable[tuple[str, str]] = ()
+            if old.changes and old.changes.tree_unchanged:  # no file came or went
                 listings.current = dict(old.listings)
-                listings.mtimes = {folder: entry[0] for folder, entry in old.listings.items()}
-                found = [(os.path.join(root, key), kind_of(key.rpartition("/")[2]) or "")
-                         for key in old.files]
-                trusted = old.files.keys() - scan.changed
             else:
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
             with _Stores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
-                                              listings.mtimes, trusted)
+                                              listings.mtimes)
                 cache.listings = listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
@@ -259,7 +253,7 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
     build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
     write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
                   work / "catalog.json")
-    if old is None or not _same_graph(included, cache.changed, old):
+    if old is None or not _same_graph(included, cache, old):
         graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
@@ -270,17 +264,21 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
     return formats
 
 
-def _same_graph(included: dict[str, Cached], changed: set[str], old: BuildCache) -> bool:
-    """Whether the graph of ``included`` equals the one ``old`` included: the same files,
-    and none of those that changed has another name, format, tags, dependencies or
-    links."""
-    before = {key: c for key, c in old.files.items()
-              if c.name and old.included.get(c.name) == (c.fingerprint or "")}
-    if before.keys() != included.keys():
+def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache) -> bool:
+    """Whether the graph of ``included`` equals the one ``old`` included: the same names,
+    and every skill whose file changed has kept its path, format, tags, dependencies
+    and links."""
+    if old.included.keys() != cache.included.keys():
         return False
-    return all((before[key].name, before[key].format, before[key].graph)
-               == (included[key].name, included[key].format, included[key].graph)
-               for key in changed if key in included)
+    moved = {name for name, fingerprint in cache.included.items()
+             if old.included[name] != fingerprint}
+    for key, now in included.items() if moved else ():
+        if now.name in moved:
+            before = old.files.get(key)
+            if (before is None or before.fingerprint != old.included[now.name]
+                    or (before.format, before.graph) != (now.format, now.graph)):
+                return False
+    return True
 
 
 def _refuse_foreign_folder(out: Path) -> None:
@@ -304,17 +302,28 @@ def _reusable(out: Path, backend: str) -> bool:
 
 def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
           jobs: int | None, progress: Progress, stores: _Stores,
-          mtimes: dict[str, int], trusted: set[str]) -> tuple[BuildCache, _Sources, int]:
+          mtimes: dict[str, int]) -> tuple[BuildCache, _Sources, int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
     source by key, and how many skill files were checked (not counting Markdown pages
-    that turned out not to be skills). ``trusted`` keys are known unchanged already."""
+    that turned out not to be skills).
+
+    When ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
+    the previous build's, and only those whose stat moved are looked at again.
+    """
     cache = BuildCache()
     sources = _Sources(root)
     stale = 0
 
-    def changed() -> Iterator[Source]:
-        nonlocal stale
+    def candidates() -> Iterator[tuple[str, str, str]]:
+        """(key, path, kind) of every file that may have changed."""
+        if old.changes and old.changes.tree_unchanged:
+            for key, cached in old.files.items():
+                if key in old.changes.changed:
+                    yield key, *sources.locate(key)
+                else:
+                    cache.files[key] = cached
+            return
         prefix = os.path.join(str(root), "")
         # Validating needs the mtimes of folders that the walk may not have reached yet;
         # with nothing to validate, the workers start while the walk goes on.
@@ -322,10 +331,12 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
             key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
                                                                                   root)
             sources[key] = (path, kind)
+            yield key, path, kind
+
+    def changed() -> Iterator[Source]:
+        nonlocal stale
+        for key, path, kind in candidates():
             cached = old.files.get(key)
-            if cached is not None and key in trusted:
-                cache.files[key] = cached
-                continue
             reused = revalidated(cached, path, mtimes) if cached is not None else None
             if reused is not None:
                 cache.files[key] = reused
@@ -351,14 +362,22 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
 
 
 class _Sources(dict[str, tuple[str, str]]):
-    """Every file found, by key: (path, kind), made into a Source only when needed."""
+    """Files found by the walk, by key: (path, kind), made into a Source only when
+    needed. A key the walk did not report (it was skipped) is a plain file under the
+    root: the walk is skipped only when it found no symlinks the last time."""
 
     def __init__(self, root: Path) -> None:
         super().__init__()
         self.root = root
 
+    def locate(self, key: str) -> tuple[str, str]:
+        found = self.get(key)
+        if found is None:
+            found = (os.path.join(self.root, key), kind_of(key.rpartition("/")[2]) or "")
+        return found
+
     def source(self, key: str) -> Source:
-        path, kind = self[key]
+        path, kind = self.locate(key)
         return Source(Path(path), self.root, kind)
 
 
