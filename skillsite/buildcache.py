@@ -25,7 +25,7 @@ from array import array
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Iterable, NamedTuple
 
 from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
@@ -261,6 +261,8 @@ class BuildCache:
     walk_complete: bool = False
     #: How the corpus compares with the previous build's stats (scanned while loading).
     changes: Scan | None = None
+    #: The previous build's stat index, as loaded.
+    stat_index: StatIndex | None = None
 
 
 def _shard_of(key: str) -> int:
@@ -291,7 +293,8 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
             return BuildCache()
         cache.included, cache.walk_complete = head["included"], head["walk_complete"]
         if cache.walk_complete:
-            scan = BackgroundScan(StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE)))
+            cache.stat_index = StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE))
+            scan = BackgroundScan(cache.stat_index)
         for number in range(CACHE_SHARDS):
             files, listings = marshal.loads(verified(_shard_path(dist, number)))
             shard = ({key: Cached._make(fields) for key, fields in files.items()}, listings)
@@ -332,32 +335,38 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
         path.unlink(missing_ok=True)  # never write through a hard link
         rows = {key: tuple(cached) for key, cached in sorted(files.items())}
         path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
-    index = stat_index(root, cache)
-    head = {"version": CACHE_VERSION, "config": config_key,
-            "included": dict(sorted(cache.included.items())),
+    index = stat_index(root, cache, old)
+    head = {"version": CACHE_VERSION, "config": config_key, "included": cache.included,
             "walk_complete": bool(index.folders)}
     for name, blob in (("head.bin", marshal.dumps(head)), (STATS_FILE, index.to_bytes())):
         (folder / name).unlink(missing_ok=True)
         (folder / name).write_bytes(blob)
 
 
-def stat_index(root: Path, cache: BuildCache) -> StatIndex:
+def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     """The index for the next build's :func:`~skillsite.changes.scan`; empty (no fast
-    path) unless this build's walk recorded every folder."""
+    path) unless this build's walk recorded every folder. When no folder changed since
+    ``old``, its index is updated rather than rebuilt."""
     if not cache.walk_complete:
         return StatIndex()
-    outside: dict[str, int] = {}
-    for cached in cache.files.values():
+    before = old.stat_index
+    if before is not None and old.changes and old.changes.tree_unchanged:
+        keys, outside = before.keys, dict(before.outside)  # a few stale extras are harmless
+        folders, mtimes = before.folders, before.folder_mtimes
+        owners: Iterable[Cached] = (cache.files[key] for key in cache.changed)
+    else:
+        keys, outside = list(cache.files), {}
+        folders = list(cache.listings)
+        mtimes = array("q", (listing[0] for listing in cache.listings.values()))
+        owners = cache.files.values()
+    for cached in owners:
         for dep, state in cached.deps:
             if dep not in cache.listings:
                 if not (state is None or isinstance(state, int)) or isinstance(state, bool):
                     return StatIndex()  # a state that only a full check can compare
                 outside[dep] = FOLDER_GONE if state is None else state
-    return StatIndex(str(root), list(cache.listings),
-                     array("q", (listing[0] for listing in cache.listings.values())),
-                     list(cache.files),
-                     array("q", chain.from_iterable(c.stat for c in cache.files.values())),
-                     outside)
+    stats = array("q", chain.from_iterable(cache.files[key].stat for key in keys))
+    return StatIndex(str(root), folders, mtimes, keys, stats, outside)
 
 
 def _patch(part: dict[str, Any], source: dict[str, Any], keys: set[str]) -> None:

@@ -383,7 +383,8 @@ class _Sources(dict[str, tuple[str, str]]):
 
 def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
                   root: Path) -> list[Problem]:
-    problems = [p for key, c in cache.files.items() for p in problems_of(key, c.problems)]
+    problems = [p for key, c in cache.files.items() if c.problems
+                for p in problems_of(key, c.problems)]
     for flag in flagged:
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
