@@ -25,7 +25,7 @@ from array import array
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Iterable, NamedTuple
+from typing import Any, Container, Iterable, NamedTuple
 
 from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
@@ -40,8 +40,9 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 6
+CACHE_VERSION = 7
 STATS_FILE = "stats.bin"
+LISTINGS_FILE = "listings.bin"
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
 
@@ -251,10 +252,11 @@ class BuildCache:
     files: dict[str, Cached] = field(default_factory=dict)
     #: Name to content fingerprint of every skill in the content store and index.
     included: dict[str, str] = field(default_factory=dict)
-    #: The discovery walk's folder listings (see :class:`~skillsite.discover.Listings`).
-    listings: dict[str, Listing] = field(default_factory=dict)
-    #: As loaded, per shard: (files, listings).
-    shards: list[tuple[dict[str, Cached], dict[str, Listing]]] = field(default_factory=list)
+    #: The discovery walk's folder listings (see :class:`~skillsite.discover.Listings`);
+    #: None when no folder changed since the previous build (they are not even loaded).
+    listings: dict[str, Listing] | None = field(default_factory=dict)
+    #: The records as loaded, per shard.
+    shards: list[dict[str, Cached]] = field(default_factory=list)
     #: Keys whose record is new or differs from the previous cache's.
     changed: set[str] = field(default_factory=set)
     #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
@@ -296,12 +298,15 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
             cache.stat_index = StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE))
             scan = BackgroundScan(cache.stat_index)
         for number in range(CACHE_SHARDS):
-            files, listings = marshal.loads(verified(_shard_path(dist, number)))
-            shard = ({key: Cached._make(fields) for key, fields in files.items()}, listings)
-            cache.files.update(shard[0])
-            cache.listings.update(listings)
+            rows = marshal.loads(verified(_shard_path(dist, number)))
+            shard = {key: Cached._make(fields) for key, fields in rows.items()}
+            cache.files.update(shard)
             cache.shards.append(shard)
         cache.changes = scan.result() if scan else None
+        if cache.changes and cache.changes.tree_unchanged:
+            cache.listings = None  # not needed: the walk is skipped
+        else:
+            cache.listings = marshal.loads(verified(dist / CACHE_DIR / LISTINGS_FILE))
         return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         if scan is not None:
@@ -313,66 +318,62 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
                root: Path) -> None:
     """Write ``cache`` into ``work``, which holds hard links to ``old``'s files when the
     build is incremental (see :func:`skillsite.dist.copy_previous`): a shard in which no
-    record and no listing changed is left as it is."""
+    record changed, and the listings when no folder changed, are left as they are."""
     folder = work / CACHE_DIR
     folder.mkdir(exist_ok=True)
     files_out = cache.changed | (old.files.keys() - cache.files.keys())
-    folders_out = {path for path, listing in cache.listings.items()
-                   if old.listings.get(path) is not listing}
-    folders_out |= old.listings.keys() - cache.listings.keys()
-    dirty = {_shard_of(key) for key in files_out} | {_shard_of(path) for path in folders_out}
+    dirty = {_shard_of(key) for key in files_out}
     for number in range(CACHE_SHARDS):
         path = _shard_path(work, number)
         if number < len(old.shards) and number not in dirty and path.exists():
             continue
         if number < len(old.shards):
-            files, listings = (dict(part) for part in old.shards[number])
-            _patch(files, cache.files, {k for k in files_out if _shard_of(k) == number})
-            _patch(listings, cache.listings, {f for f in folders_out if _shard_of(f) == number})
+            files = dict(old.shards[number])
+            for key in (k for k in files_out if _shard_of(k) == number):
+                if key in cache.files:
+                    files[key] = cache.files[key]
+                else:
+                    files.pop(key, None)
         else:
             files = {k: c for k, c in cache.files.items() if _shard_of(k) == number}
-            listings = {f: v for f, v in cache.listings.items() if _shard_of(f) == number}
-        path.unlink(missing_ok=True)  # never write through a hard link
         rows = {key: tuple(cached) for key, cached in sorted(files.items())}
-        path.write_bytes(marshal.dumps((rows, dict(sorted(listings.items())))))
+        _replace_file(path, marshal.dumps(rows))
     index = stat_index(root, cache, old)
     head = {"version": CACHE_VERSION, "config": config_key, "included": cache.included,
             "walk_complete": bool(index.folders)}
-    for name, blob in (("head.bin", marshal.dumps(head)), (STATS_FILE, index.to_bytes())):
-        (folder / name).unlink(missing_ok=True)
-        (folder / name).write_bytes(blob)
+    _replace_file(folder / "head.bin", marshal.dumps(head))
+    _replace_file(folder / STATS_FILE, index.to_bytes())
+    if cache.listings is not None or not (folder / LISTINGS_FILE).exists():
+        _replace_file(folder / LISTINGS_FILE, marshal.dumps(cache.listings or {}))
+
+
+def _replace_file(path: Path, blob: bytes) -> None:
+    path.unlink(missing_ok=True)  # never write through a hard link to the previous build
+    path.write_bytes(blob)
 
 
 def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     """The index for the next build's :func:`~skillsite.changes.scan`; empty (no fast
     path) unless this build's walk recorded every folder. When no folder changed since
     ``old``, its index is updated rather than rebuilt."""
-    if not cache.walk_complete:
-        return StatIndex()
     before = old.stat_index
-    if before is not None and old.changes and old.changes.tree_unchanged:
+    if cache.listings is None and before is not None:  # no folder changed
         keys, outside = before.keys, dict(before.outside)  # a few stale extras are harmless
         folders, mtimes = before.folders, before.folder_mtimes
+        walked: Container[str] = set(folders)
         owners: Iterable[Cached] = (cache.files[key] for key in cache.changed)
-    else:
+    elif cache.walk_complete and cache.listings is not None:
         keys, outside = list(cache.files), {}
         folders = list(cache.listings)
         mtimes = array("q", (listing[0] for listing in cache.listings.values()))
-        owners = cache.files.values()
+        walked, owners = cache.listings, cache.files.values()
+    else:
+        return StatIndex()
     for cached in owners:
         for dep, state in cached.deps:
-            if dep not in cache.listings:
+            if dep not in walked:
                 if not (state is None or isinstance(state, int)) or isinstance(state, bool):
                     return StatIndex()  # a state that only a full check can compare
                 outside[dep] = FOLDER_GONE if state is None else state
     stats = array("q", chain.from_iterable(cache.files[key].stat for key in keys))
     return StatIndex(str(root), folders, mtimes, keys, stats, outside)
-
-
-def _patch(part: dict[str, Any], source: dict[str, Any], keys: set[str]) -> None:
-    """Bring ``part`` (a shard) up to date with ``source`` for ``keys``."""
-    for key in keys:
-        if key in source:
-            part[key] = source[key]
-        else:
-            part.pop(key, None)

@@ -146,17 +146,16 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 old.included = {}
             clock.lap("copy previous")
             flagged: list[Flagged] = []
-            listings = Listings(previous=old.listings)
+            listings = Listings(previous=old.listings or {})
+            unchanged_tree = bool(old.changes and old.changes.tree_unchanged)
             found: Iterable[tuple[str, str]] = ()
-            if old.changes and old.changes.tree_unchanged:  # no file came or went
-                listings.current = dict(old.listings)
-            else:
+            if not unchanged_tree:  # else no file came or went: the walk is skipped
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
             with _Stores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
                                               listings.mtimes)
-                cache.listings = listings.current
+                cache.listings = None if unchanged_tree else listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
                 problems = _all_problems(cache, flagged, ctx, root)
