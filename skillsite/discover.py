@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from skillsite.models import Issue, Source
 
@@ -114,9 +115,13 @@ def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagg
     return _walk(root, root.resolve(), exclude, flagged, listings)
 
 
-def _excluded(rel: str, name: str, exclude: tuple[str, ...]) -> bool:
-    return any(fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(name, pattern)
-               for pattern in exclude)
+def _exclusion(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None] | None:
+    """One compiled matcher for every ``exclude`` glob (as :func:`fnmatch.fnmatch` reads
+    them), or None: the walk tests each entry's name and relative path against it."""
+    if not exclude:
+        return None
+    return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(pattern))})"
+                               for pattern in exclude)).match
 
 
 #: A folder to walk: path as found, real path, real ancestors, reached through a symlink,
@@ -131,6 +136,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
     # Paths are plain strings, joined by hand: this loop sees every entry of the tree.
     seen: set[tuple[str, str]] = set()
     sep = os.sep
+    excluded = _exclusion(exclude)
     top, real_top = str(root), str(real_root)
     stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False, False)]
     linked: list[_Folder] = []
@@ -176,8 +182,8 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             kind = None if is_dir else kind_of(name)
             if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
                 continue
-            if exclude and _excluded(os.path.relpath(entry.path, top).replace(os.sep, "/"),
-                                     name, exclude):
+            if excluded and (excluded(os.path.normcase(name))
+                             or excluded(os.path.normcase(_relative(entry.path, top)))):
                 continue
             keep = keep and not is_link
             if kind == CANDIDATE and in_skill and not is_link:
@@ -221,6 +227,15 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         elif listings is not None:
             listings.complete = False
         yield from sorted(files)  # one folder: by name
+
+
+def _relative(path: str, top: str) -> str:
+    """``path`` relative to ``top``, with ``/`` separators."""
+    if path.startswith(top) and path[len(top):len(top) + 1] == os.sep:
+        path = path[len(top) + 1:]
+    else:
+        path = os.path.relpath(path, top)
+    return path.replace(os.sep, "/")
 
 
 def _unchanged(folder: str, listings: Listings) -> Listing | None:

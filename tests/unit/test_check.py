@@ -169,6 +169,17 @@ def test_config_exclude(tmp_path: Path) -> None:
     assert (found(result), result.files) == ([], 1)
 
 
+def test_config_exclude_globs_match_names_and_relative_paths(tmp_path: Path) -> None:
+    write(tmp_path, {"skills/pdf/SKILL.md": skill_md("pdf"),
+                     "skills/pdf/drafts/SKILL.md": skill_md("drafts"),
+                     "skills/csv/SKILL.md": skill_md("csv"),
+                     "archive/old/SKILL.md": skill_md("old")})
+    config = parse_table({"exclude": ["drafts", "skills/c*", "arch?ve"]}, "test")
+    sources = discover([tmp_path], exclude=config.exclude)
+    assert sorted(s.path.relative_to(tmp_path).as_posix() for s in sources) == [
+        "skills/pdf/SKILL.md"]
+
+
 def test_config_ignoring_a_corpus_rule(tmp_path: Path) -> None:
     write(tmp_path, {"pdf/SKILL.md": skill_md("pdf"), "oxo/pdf.skill.toml": toml("pdf")})
     assert [p[3] for p in problems(tmp_path, {})] == ["duplicate-name"]
