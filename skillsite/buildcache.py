@@ -40,13 +40,13 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 7
+CACHE_VERSION = 8
 STATS_FILE = "stats.bin"
 LISTINGS_FILE = "listings.bin"
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
 
-Dependency = tuple[str, Any]  # (absolute path, observed state)
+Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
 
 class Cached(NamedTuple):
@@ -141,7 +141,7 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
             cached = cached._replace(stat=stat_key(path))
     except OSError:
         return None
-    for folder, state in cached.deps:  # this loop runs for every file of the corpus
+    for folder, state in cached.deps:  # after a walk, this runs for every file
         if mtimes.get(folder) != state and not _dependency_unchanged(folder, state, mtimes):
             return None
     return cached
@@ -265,6 +265,8 @@ class BuildCache:
     changes: Scan | None = None
     #: The previous build's stat index, as loaded.
     stat_index: StatIndex | None = None
+    #: The corpus-wide rules' problems, as rows: reused while no record changes.
+    corpus_problems: list[list[Any]] | None = None
 
 
 def _shard_of(key: str) -> int:
@@ -294,6 +296,7 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
         if head.get("version") != CACHE_VERSION or head.get("config") != config_key:
             return BuildCache()
         cache.included, cache.walk_complete = head["included"], head["walk_complete"]
+        cache.corpus_problems = head["corpus_problems"]
         if cache.walk_complete:
             cache.stat_index = StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE))
             scan = BackgroundScan(cache.stat_index)
@@ -340,7 +343,7 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
         _replace_file(path, marshal.dumps(rows))
     index = stat_index(root, cache, old)
     head = {"version": CACHE_VERSION, "config": config_key, "included": cache.included,
-            "walk_complete": bool(index.folders)}
+            "walk_complete": bool(index.folders), "corpus_problems": cache.corpus_problems}
     _replace_file(folder / "head.bin", marshal.dumps(head))
     _replace_file(folder / STATS_FILE, index.to_bytes())
     if cache.listings is not None or not (folder / LISTINGS_FILE).exists():

@@ -1,9 +1,17 @@
 """``skillsite build``: turn a corpus into a self-contained, queryable ``dist/``.
 
-The pipeline: lint every skill (reusing the previous build's results for files that did
-not change), leave out the skills with errors, then write the catalog, the graph, the
-content store and the search index into a temporary folder and swap it in. The rendered
-site is a later stage; it will read the same entries (see ``write_artifacts``).
+The pipeline, in a temporary folder that is swapped in at the end:
+
+1. Load the previous build's cache; meanwhile a helper process compares the corpus with
+   its stats (:mod:`skillsite.changes`). If no folder changed, the walk is skipped.
+2. Walk the corpus (:mod:`skillsite.discover`) and lint, in worker processes, every file
+   whose cached result no longer holds. Workers also make each skill's content-store row
+   and index terms, which are written as they arrive: the build never holds every skill.
+3. Run the corpus-wide rules, leave out the skills with errors, and settle the stores to
+   hold exactly the included skills.
+4. Write the catalog, the graph (kept when unchanged), the cache and the manifest.
+
+The rendered site is a later stage; it will read the same artifacts.
 """
 from __future__ import annotations
 
@@ -158,7 +166,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 cache.listings = None if unchanged_tree else listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
-                problems = _all_problems(cache, flagged, ctx, root)
+                problems = _all_problems(cache, old, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}
                 if strict and errored:
                     raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
@@ -380,16 +388,30 @@ class _Sources(dict[str, tuple[str, str]]):
         return Source(Path(path), self.root, kind)
 
 
-def _all_problems(cache: BuildCache, flagged: list[Flagged], ctx: Context,
+def _all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
                   root: Path) -> list[Problem]:
+    """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
     problems = [p for key, c in cache.files.items() if c.problems
                 for p in problems_of(key, c.problems)]
     for flag in flagged:
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
         problems += [problem] if problem else []
-    records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
-    return sorted(problems + corpus_problems(records, ctx))
+    if old.corpus_problems is not None and _same_records(cache, old):
+        cache.corpus_problems = old.corpus_problems
+    else:
+        records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
+        cache.corpus_problems = [[p.path, p.line, p.column, p.rule, p.severity, p.message]
+                                 for p in corpus_problems(records, ctx)]
+    return sorted(problems + [Problem(*row) for row in cache.corpus_problems])
+
+
+def _same_records(cache: BuildCache, old: BuildCache) -> bool:
+    """Whether the corpus-wide rules see what they saw in the previous build."""
+    if any(old.files[key].record for key in old.files.keys() - cache.files.keys()):
+        return False
+    return all(key in old.files and old.files[key].record == cache.files[key].record
+               for key in cache.changed)
 
 
 def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:

@@ -308,6 +308,20 @@ def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path,
     assert "c" in catalog_names(dist)
 
 
+def test_corpus_wide_problems_survive_an_edit_that_leaves_the_records_alone(
+        tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"skills/pdf/SKILL.md": skill("pdf"),
+                                  "oxo/pdf.skill.toml": 'name = "pdf"\n',
+                                  "wiki/a.md": page("a", '"skill:missing"')})
+    build(root, tmp_path / "dist")
+    skill_md = root / "skills/pdf/SKILL.md"
+    skill_md.write_text(skill_md.read_text().replace("Some text.", "Other text."))
+    again = build(root, tmp_path / "dist")
+    clean = build(root, tmp_path / "clean", incremental=False)
+    assert again.rechecked == 1 and again.problems == clean.problems
+    assert {"duplicate-name", "depends-on-unresolved"} <= {p.rule for p in again.problems}
+
+
 def test_nothing_changed_rechecks_nothing(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
     again = build(corpus, tmp_path / "dist")
