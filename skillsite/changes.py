@@ -3,7 +3,7 @@
 Most of an incremental build of a large corpus goes into asking the file system whether
 anything changed: a stat per folder (did a file come, go or get renamed?) and a stat per
 skill file (was it edited?). The previous build leaves a :class:`StatIndex` of both;
-:class:`BackgroundScan` compares the tree against it in a forked process while the build
+:class:`BackgroundScan` compares the tree against it in two forked processes while the build
 loads the rest of its cache, and sends back only what differs.
 
 The index is only written after a walk that recorded every folder of the corpus (see
@@ -17,6 +17,7 @@ import os
 import stat
 from array import array
 from dataclasses import dataclass, field
+from typing import Any, Callable
 
 FOLDER_GONE = -1
 
@@ -66,17 +67,27 @@ def folder_state(path: str) -> int:
 
 
 def scan(index: StatIndex) -> Scan:
-    """Compare the tree with ``index``; stops at the first folder that changed."""
-    if not index.folders:
+    """Compare the tree with ``index``."""
+    if not folders_unchanged(index):
         return Scan(False)
+    return Scan(True, frozenset(changed_files(index)))
+
+
+def folders_unchanged(index: StatIndex) -> bool:
+    """Whether every folder has its old mtime (stops at the first that has not)."""
+    if not index.folders:
+        return False
     for folder, mtime in zip(index.folders, index.folder_mtimes):
         try:
             if os.stat(folder).st_mtime_ns != mtime:
-                return Scan(False)
+                return False
         except OSError:
-            return Scan(False)
-    if any(folder_state(path) != state for path, state in index.outside.items()):
-        return Scan(False)
+            return False
+    return all(folder_state(path) == state for path, state in index.outside.items())
+
+
+def changed_files(index: StatIndex) -> list[str]:
+    """The keys of the files whose stat moved (or that are gone)."""
     prefix = os.path.join(index.root, "")
     stats = index.file_stats
     changed = []
@@ -90,49 +101,60 @@ def scan(index: StatIndex) -> Scan:
         if (info.st_mtime_ns != stats[at + 1] or info.st_size != stats[at]
                 or info.st_ino != stats[at + 2]):
             changed.append(key)
-    return Scan(True, frozenset(changed))
+    return changed
 
 
 class BackgroundScan:
-    """:func:`scan` in a forked child process; :meth:`result` waits for it. Where fork
-    is unavailable, or the child fails, the scan runs in this process instead."""
+    """:func:`scan` in two forked child processes, one for the folders and one for the
+    files; :meth:`result` waits for them. Where fork is unavailable, or a child fails,
+    the scan runs in this process instead."""
 
     def __init__(self, index: StatIndex) -> None:
         self.index = index
-        self.pid = 0
-        self.reader = -1
+        self.children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
         if not hasattr(os, "fork") or not index.folders:
             return
-        reader, writer = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(reader)
-            os.close(writer)
-            return
-        if pid == 0:  # the child: scan, report, and leave without any cleanup of its own
-            code = 1
-            try:
-                os.close(reader)
-                found = scan(index)
-                with os.fdopen(writer, "wb") as pipe:
-                    pipe.write(marshal.dumps((found.tree_unchanged, sorted(found.changed))))
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(writer)
-        self.pid, self.reader = pid, reader
+        for job in (folders_unchanged, changed_files):
+            child = _fork(job, index)
+            if child is None:
+                break
+            self.children.append(child)
 
     def result(self) -> Scan:
-        if not self.pid:
+        reports = [_collect(*child) for child in self.children]
+        if len(reports) != 2 or None in reports:
             return scan(self.index)
-        with os.fdopen(self.reader, "rb") as pipe:
-            blob = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
+        unchanged, changed = reports
+        return Scan(True, frozenset(changed)) if unchanged else Scan(False)
+
+
+def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] | None:
+    reader, writer = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(reader)
+        os.close(writer)
+        return None
+    if pid == 0:  # the child: run, report, and leave without any cleanup of its own
+        code = 1
         try:
-            if os.waitstatus_to_exitcode(status) != 0:
-                raise ValueError("the scan process failed")
-            unchanged, changed = marshal.loads(blob)
-            return Scan(bool(unchanged), frozenset(changed))
-        except (ValueError, TypeError, EOFError):
-            return scan(self.index)
+            os.close(reader)
+            with os.fdopen(writer, "wb") as pipe:
+                pipe.write(marshal.dumps(job(index)))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writer)
+    return pid, reader
+
+
+def _collect(pid: int, reader: int) -> Any:
+    """A child's report, or None if it failed."""
+    with os.fdopen(reader, "rb") as pipe:
+        blob = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    try:
+        return marshal.loads(blob) if os.waitstatus_to_exitcode(status) == 0 else None
+    except (ValueError, TypeError, EOFError):
+        return None

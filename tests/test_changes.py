@@ -6,7 +6,14 @@ import time
 from array import array
 from pathlib import Path
 
-from skillsite.changes import FOLDER_GONE, BackgroundScan, StatIndex, folder_state, scan
+from skillsite.changes import (
+    FOLDER_GONE,
+    BackgroundScan,
+    Scan,
+    StatIndex,
+    folder_state,
+    scan,
+)
 
 
 def index_of(root: Path, outside: dict[str, int] | None = None) -> StatIndex:
@@ -64,5 +71,7 @@ def test_the_helper_process_reports_what_an_inline_scan_finds(tmp_path: Path) ->
     index = StatIndex.from_bytes(index_of(root).to_bytes())
     (root / "a/SKILL.md").write_text("edited\n")
     background = BackgroundScan(index)
-    assert background.pid != 0
+    assert len(background.children) == 2
     assert background.result() == scan(index)
+    (root / "b/NEW.md").write_text("new\n")
+    assert BackgroundScan(index).result() == scan(index) == Scan(False)
