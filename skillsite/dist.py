@@ -9,7 +9,6 @@ from writing at once; the kernel releases it when a build dies, however it dies.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import errno
 import fcntl
 import hashlib
@@ -116,7 +115,9 @@ def swap_in(work: Path, dist: Path) -> None:
 
 def _exchange(a: Path, b: Path) -> bool:
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+        # The running program's own symbols include the C library's; find_library would
+        # run ldconfig in a subprocess, a fork of this (large) process.
+        libc = ctypes.CDLL(None, use_errno=True)
         renameat2 = libc.renameat2
     except (OSError, AttributeError):
         return False
