@@ -142,9 +142,13 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
     except OSError:
         return None
     for folder, state in cached.deps:  # after a walk, this runs for every file
-        if mtimes.get(folder) != state and not _dependency_unchanged(folder, state, mtimes):
+        if mtimes.get(folder, _UNSEEN) != state \
+                and not _dependency_unchanged(folder, state, mtimes):
             return None
     return cached
+
+
+_UNSEEN = object()  # a folder the walk did not visit: look at it
 
 
 def _file_sha256(path: Path | str) -> str:
