@@ -42,7 +42,6 @@ from skillsite.buildcache import (
 from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
-from skillsite.content import ContentStore
 from skillsite.discover import Flagged, Listings, kind_of, walk_files
 from skillsite.dist import (
     ARTIFACT_VERSION,
@@ -61,6 +60,7 @@ from skillsite.lint import make_problem
 from skillsite.models import ERROR, Problem, Source
 from skillsite.rules.context import Context
 from skillsite.rules.corpus import SkillRecord
+from skillsite.stores import BuildStores
 
 Progress = Callable[[int, int], None]
 
@@ -160,7 +160,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             if not unchanged_tree:  # else no file came or went: the walk is skipped
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
-            with _Stores(work, backend, old.included) as stores:
+            with BuildStores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
                                               listings.mtimes)
                 cache.listings = None if unchanged_tree else listings.current
@@ -197,59 +197,6 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
         timings=clock.timings)
-
-
-class _Stores:
-    """The content store and the search index of the build in progress.
-
-    Fresh skills are written as their results arrive, so no build holds 100k skills in
-    memory, and the writing overlaps the checking. Which skills belong in ``dist/`` is
-    only certain after the corpus-wide rules, so :meth:`settle` then removes what must
-    go and adds what was not written yet (a duplicate name's winner, a skill whose
-    dependency just appeared).
-    """
-
-    def __init__(self, work: Path, backend: str, previous: dict[str, str]) -> None:
-        engine = BACKENDS[backend]
-        self.content = ContentStore(work / "content", write=True)
-        self.index = (engine.update(work / "index") if previous
-                      else engine.create(work / "index"))
-        self.held = dict(previous)            # name -> fingerprint in the stores now
-        self.offered: set[str] = set()        # names written from this build's results
-
-    def __enter__(self) -> _Stores:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.index.__exit__(*exc)
-        self.content.__exit__(*exc)
-
-    def offer(self, payload: Payload) -> None:
-        """A freshly checked skill without errors of its own; the first of a name wins."""
-        if payload.name not in self.offered:
-            self.offered.add(payload.name)
-            if self.held.get(payload.name) != payload.fingerprint:
-                self._put(payload)
-
-    def settle(self, wanted: dict[str, str],
-               fetch: Callable[[set[str]], Iterable[Payload]]) -> None:
-        """Make the stores hold exactly ``wanted`` (name -> fingerprint); ``fetch`` reads
-        the skills that are still missing."""
-        for name in [n for n, fp in self.held.items() if wanted.get(n) != fp]:
-            self.content.delete(name)
-            self.index.delete(name)
-            del self.held[name]
-        missing = {n for n, fp in wanted.items() if self.held.get(n) != fp}
-        for payload in fetch(missing) if missing else ():
-            self._put(payload)
-
-    def _put(self, payload: Payload) -> None:
-        if payload.name in self.held:
-            self.content.delete(payload.name)
-            self.index.delete(payload.name)
-        self.content.put_row(payload.content)
-        self.index.add_fields(payload.name, payload.index_fields)
-        self.held[payload.name] = payload.fingerprint
 
 
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
@@ -308,7 +255,7 @@ def _reusable(out: Path, backend: str) -> bool:
 
 
 def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress, stores: _Stores,
+          jobs: int | None, progress: Progress, stores: BuildStores,
           mtimes: dict[str, int]) -> tuple[BuildCache, _Sources, int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
@@ -428,7 +375,7 @@ def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
 
 
 def _payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
-    """Read these skills again, for :meth:`_Stores.settle`."""
+    """Read these skills again, for :meth:`BuildStores.settle`."""
     for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
         if built.payload:
             yield built.payload
