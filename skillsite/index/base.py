@@ -37,9 +37,10 @@ class IndexDoc:
 class IndexWriter:
     """Collects changes and hands them to the engine in one batch on :meth:`commit`.
 
-    Changes are buffered rather than streamed so that every engine sees one batch
-    and one commit (the fast path for both), and so that the two engines agree on
-    the order of operations: ``delete(name)`` removes the committed document *and*
+    Nothing is visible before the commit. This base class buffers the changes (the
+    Whoosh backend uses it as is); the tantivy backend streams them into its engine,
+    which keeps only a bounded heap. Either way the engines agree on the order of
+    operations: ``delete(name)`` removes the committed document *and*
     any document added under that name earlier in this writer, while a document
     added after the delete survives. Within one writer the last ``add`` of a name
     wins. A writer from :meth:`Backend.update` also treats ``add`` as a replacement
