@@ -1,4 +1,4 @@
-"""What changed since the previous build, found with stats alone, in a helper process.
+"""What changed since the previous build, found with stats alone, in helper processes.
 
 Most of an incremental build of a large corpus goes into asking the file system whether
 anything changed: a stat per folder (did a file come, go or get renamed?) and a stat per
