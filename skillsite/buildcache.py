@@ -7,8 +7,11 @@ The discovery walk's folder listings are kept too, so unchanged folders are not 
 
 The cache lives in ``dist/build-cache/`` so it always matches the artifacts beside it, and
 deleting it just makes the next build clean: ``head.bin`` (format, configuration, what
-the stores hold) and :data:`CACHE_SHARDS` shards by path, of which an incremental build
-rewrites only those that changed. It is stored with :mod:`marshal` (plain values only,
+the stores hold, the corpus-wide problems), :data:`CACHE_SHARDS` shards of per-file
+records by path (an incremental build rewrites only those that changed),
+``listings.bin`` (the walk's folder listings) and ``stats.bin`` (the
+:class:`~skillsite.changes.StatIndex` the next build scans). It is stored with
+:mod:`marshal` (plain values only,
 several times faster than JSON at 100k skills, and unlike pickle it cannot run code); a
 file is read only when its sha256 matches the manifest, so a damaged or edited cache is
 ignored rather than trusted.

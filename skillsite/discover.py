@@ -62,6 +62,7 @@ def racy(mtime_ns: int, now_ns: int) -> bool:
     window = 2_000_000_000 if mtime_ns % 1_000_000_000 == 0 else 100_000_000
     return mtime_ns >= now_ns - window
 
+
 #: What a folder holds, as far as discovery cares: (mtime_ns, holds a SKILL.md,
 #: subfolder names, (file name, kind) pairs), in the order the walk takes them.
 Listing = tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...]]
