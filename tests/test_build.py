@@ -292,10 +292,13 @@ def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path,
         os.utime(path, (old, old))
     dist = tmp_path / "dist"
     build(root, dist)
-    walks = []
+    walks: list[int] = []
     real_walk = skillsite.builder.walk_files
-    monkeypatch.setattr(skillsite.builder, "walk_files",
-                        lambda *args, **kwargs: walks.append(1) or real_walk(*args, **kwargs))
+
+    def counted_walk(*args: object, **kwargs: object) -> object:
+        walks.append(1)
+        return real_walk(*args, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr(skillsite.builder, "walk_files", counted_walk)
     skill_md = root / "skills/a/SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("Some text.", "Other text."))
     os.utime(root / "wiki/page.md")
