@@ -187,6 +187,7 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
       graph.json      skills and tags, with link / depends_on / tag edges
       content/        each skill's sections, metadata and supporting files (SQLite)
       index/          the prebuilt search index
+      build-cache/    what the next build reuses (safe to delete)
 
     \b
     Examples:
