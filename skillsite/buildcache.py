@@ -144,11 +144,17 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
             cached = cached._replace(stat=stat_key(path))
     except OSError:
         return None
+    return cached if dependencies_unchanged(cached, mtimes) else None
+
+
+def dependencies_unchanged(cached: Cached, mtimes: dict[str, int]) -> bool:
+    """Whether every folder ``cached`` depended on looks as it did; ``mtimes`` as for
+    :func:`dependency_state`."""
     for folder, state in cached.deps:  # after a walk, this runs for every file
         if mtimes.get(folder, _UNSEEN) != state \
                 and not _dependency_unchanged(folder, state, mtimes):
-            return None
-    return cached
+            return False
+    return True
 
 
 _UNSEEN = object()  # a folder the walk did not visit: look at it

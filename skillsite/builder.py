@@ -31,6 +31,7 @@ from skillsite.buildcache import (
     BuildCache,
     Cached,
     Payload,
+    dependencies_unchanged,
     extract,
     fingerprint_config,
     finish,
@@ -42,7 +43,7 @@ from skillsite.buildcache import (
 from skillsite.catalog import write_catalog
 from skillsite.checker import check_files, corpus_problems, display_path
 from skillsite.config import Config
-from skillsite.discover import Flagged, Listings, kind_of, walk_files
+from skillsite.discover import Flagged, Listings, kind_of, rewalk, walk_files
 from skillsite.dist import (
     ARTIFACT_VERSION,
     BuildLock,
@@ -155,14 +156,21 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             clock.lap("copy previous")
             flagged: list[Flagged] = []
             listings = Listings(previous=old.listings or {})
-            unchanged_tree = bool(old.changes and old.changes.tree_unchanged)
+            scan = old.changes
+            unchanged_tree = bool(scan and scan.tree_unchanged)
+            relisted = None
+            if scan and scan.changed_folders and old.listings is not None:
+                relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
+                                  flagged=flagged, listings=listings)
+                if relisted is None:  # it cannot stand in for a walk: walk
+                    listings = Listings(previous=old.listings)
             found: Iterable[tuple[str, str]] = ()
-            if not unchanged_tree:  # else no file came or went: the walk is skipped
+            if not unchanged_tree and relisted is None:
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
             with BuildStores(work, backend, old.included) as stores:
                 cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
-                                              listings.mtimes)
+                                              listings, relisted)
                 cache.listings = None if unchanged_tree else listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
@@ -255,22 +263,26 @@ def _reusable(out: Path, backend: str) -> bool:
 
 
 def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress, stores: BuildStores,
-          mtimes: dict[str, int]) -> tuple[BuildCache, _Sources, int]:
+          jobs: int | None, progress: Progress, stores: BuildStores, listings: Listings,
+          relisted: list[tuple[str, str]] | None) -> tuple[BuildCache, _Sources, int]:
     """Lint what changed and reuse the rest, while discovery is still walking; fresh
     skills without errors go straight into ``stores``. Returns the new cache, every
     source by key, and how many skill files were checked (not counting Markdown pages
     that turned out not to be skills).
 
-    When ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
-    the previous build's, and only those whose stat moved are looked at again.
+    Where ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
+    the previous build's, and only those whose stat moved are looked at again. Where
+    only a few folders changed, ``relisted`` holds their files (see
+    :func:`~skillsite.discover.rewalk`) and the other files are the previous build's.
     """
     cache = BuildCache()
     sources = _Sources(root)
     stale = 0
+    mtimes = listings.mtimes
 
     def candidates() -> Iterator[tuple[str, str, str]]:
         """(key, path, kind) of every file that may have changed."""
+        nonlocal mtimes
         if old.changes and old.changes.tree_unchanged:
             for key, cached in old.files.items():
                 if key in old.changes.changed:
@@ -279,9 +291,24 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
                     cache.files[key] = cached
             return
         prefix = os.path.join(str(root), "")
-        # Validating needs the mtimes of folders that the walk may not have reached yet;
-        # with nothing to validate, the workers start while the walk goes on.
-        for path, kind in list(found) if old.files else found:
+        if relisted is not None and old.changes:
+            current = listings.current
+            mtimes = {folder: listing[0] for folder, listing in current.items()}
+            again = set(old.changes.changed_folders or ()) & current.keys()
+            for key, cached in old.files.items():
+                folder = os.path.dirname(prefix + key)
+                if folder in again or folder not in current:
+                    continue  # relisted below, or gone
+                if key in old.changes.changed or not dependencies_unchanged(cached, mtimes):
+                    yield key, *sources.locate(key)
+                else:
+                    cache.files[key] = cached
+            found_now: Iterable[tuple[str, str]] = relisted
+        else:
+            # Validating needs the mtimes of folders that the walk may not have reached
+            # yet; with nothing to validate, the workers start while the walk goes on.
+            found_now = list(found) if old.files else found
+        for path, kind in found_now:
             key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
                                                                                   root)
             sources[key] = (path, kind)

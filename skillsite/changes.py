@@ -49,12 +49,19 @@ class StatIndex:
         return index
 
 
+#: More changed folders than this and the build walks the whole tree again.
+MAX_CHANGED_FOLDERS = 1000
+
+
 @dataclass(frozen=True)
 class Scan:
     #: No folder changed: the files are the previous build's.
     tree_unchanged: bool
-    #: When the tree is unchanged, the keys of the files whose stat moved.
+    #: The keys of the files whose stat moved (or that are gone).
     changed: frozenset[str] = frozenset()
+    #: The folders whose mtime moved (or that are gone), when there are only a few and
+    #: nothing outside the walk changed; None when the whole tree must be walked again.
+    changed_folders: tuple[str, ...] | None = None
 
 
 def folder_state(path: str) -> int:
@@ -68,22 +75,32 @@ def folder_state(path: str) -> int:
 
 def scan(index: StatIndex) -> Scan:
     """Compare the tree with ``index``."""
-    if not folders_unchanged(index):
-        return Scan(False)
-    return Scan(True, frozenset(changed_files(index)))
+    return _scan(changed_folders(index), changed_files(index))
 
 
-def folders_unchanged(index: StatIndex) -> bool:
-    """Whether every folder has its old mtime (stops at the first that has not)."""
-    if not index.folders:
-        return False
+def _scan(folders: list[str] | None, files: list[str]) -> Scan:
+    if folders == []:
+        return Scan(True, frozenset(files), ())
+    return Scan(False, frozenset(files), None if folders is None else tuple(folders))
+
+
+def changed_folders(index: StatIndex) -> list[str] | None:
+    """The folders whose mtime moved or that are gone; None if there are more than
+    :data:`MAX_CHANGED_FOLDERS`, or a folder outside the walk changed."""
+    if not index.folders or any(folder_state(path) != state
+                                for path, state in index.outside.items()):
+        return None
+    changed = []
     for folder, mtime in zip(index.folders, index.folder_mtimes):
         try:
-            if os.stat(folder).st_mtime_ns != mtime:
-                return False
+            moved = os.stat(folder).st_mtime_ns != mtime
         except OSError:
-            return False
-    return all(folder_state(path) == state for path, state in index.outside.items())
+            moved = True
+        if moved:
+            changed.append(folder)
+            if len(changed) > MAX_CHANGED_FOLDERS:
+                return None
+    return changed
 
 
 def changed_files(index: StatIndex) -> list[str]:
@@ -114,7 +131,7 @@ class BackgroundScan:
         self.children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
         if not hasattr(os, "fork") or not index.folders:
             return
-        for job in (folders_unchanged, changed_files):
+        for job in (changed_folders, changed_files):
             child = _fork(job, index)
             if child is None:
                 break
@@ -122,10 +139,9 @@ class BackgroundScan:
 
     def result(self) -> Scan:
         reports = [_collect(*child) for child in self.children]
-        if len(reports) != 2 or None in reports:
+        if len(reports) != 2 or any(report is _FAILED for report in reports):
             return scan(self.index)
-        unchanged, changed = reports
-        return Scan(True, frozenset(changed)) if unchanged else Scan(False)
+        return _scan(*reports)
 
 
 def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] | None:
@@ -149,12 +165,15 @@ def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] 
     return pid, reader
 
 
+_FAILED = object()
+
+
 def _collect(pid: int, reader: int) -> Any:
-    """A child's report, or None if it failed."""
+    """A child's report, or :data:`_FAILED`."""
     with os.fdopen(reader, "rb") as pipe:
         blob = pipe.read()
     _, status = os.waitpid(pid, 0)
     try:
-        return marshal.loads(blob) if os.waitstatus_to_exitcode(status) == 0 else None
+        return marshal.loads(blob) if os.waitstatus_to_exitcode(status) == 0 else _FAILED
     except (ValueError, TypeError, EOFError):
-        return None
+        return _FAILED

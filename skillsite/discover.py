@@ -11,7 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from skillsite.models import Issue, Source
 
@@ -116,6 +116,61 @@ def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagg
     return _walk(root, root.resolve(), exclude, flagged, listings)
 
 
+def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
+           flagged: list[Flagged], listings: Listings) -> list[tuple[str, str]] | None:
+    """List again only ``folders`` (their mtime moved since ``listings.previous`` was
+    recorded) and the folders that are new below them; every other folder holds what it
+    held. Returns the files of the folders listed, and leaves in ``listings.current``
+    the listings of the whole tree.
+
+    None when this cannot stand in for a full walk: a folder gained or lost its
+    SKILL.md (which changes what the Markdown below it is), holds a symlink or a special
+    file, or could not be recorded.
+    """
+    previous, top, real_top = listings.previous, str(root), str(root.resolve())
+    changed = sorted(set(folders))
+    gone = [folder for folder in changed if not os.path.isdir(folder)]
+    here = [folder for folder in changed if folder not in gone]
+    if any(folder not in previous or os.path.dirname(folder) not in changed for folder in gone) \
+            or any(folder not in previous for folder in here):
+        return None
+    sink: list[Flagged] = []
+    files: list[tuple[str, str]] = []
+    for folder in here:
+        chain = _chain(folder, top)
+        if chain is None or any(a not in previous for a in chain):
+            return None
+        inherited = any(previous[a][1] for a in chain[:-1])
+        reals = [real_top + a[len(top):] for a in chain]
+        start = (folder, reals[-1], frozenset(reals), False, inherited)
+        files += _walk(root, root.resolve(), exclude, sink, listings, starts=[start],
+                       descend=lambda path: path not in previous)
+    if sink or not listings.complete or any(
+            folder not in listings.current or listings.current[folder][1] != previous[folder][1]
+            for folder in here):
+        return None
+    kept = dict(previous)
+    for folder in here:
+        for name in set(previous[folder][2]) - set(listings.current[folder][2]):
+            lost = folder + os.sep + name
+            for path in [p for p in kept if p == lost or p.startswith(lost + os.sep)]:
+                del kept[path]
+    listings.current = {**kept, **listings.current}
+    return files
+
+
+def _chain(folder: str, top: str) -> list[str] | None:
+    """``top`` and every folder from it down to ``folder``, or None if not below it."""
+    if folder == top:
+        return [top]
+    if not folder.startswith(top + os.sep):
+        return None
+    chain = [top]
+    for name in folder[len(top) + 1:].split(os.sep):
+        chain.append(chain[-1] + os.sep + name)
+    return chain
+
+
 def _exclusion(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None] | None:
     """One compiled matcher for every ``exclude`` glob (as :func:`fnmatch.fnmatch` reads
     them), or None: the walk tests each entry's name and relative path against it."""
@@ -131,7 +186,10 @@ _Folder = tuple[str, str, frozenset[str], bool, bool]
 
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
-          sink: list[Flagged], listings: Listings | None) -> Iterator[tuple[str, str]]:
+          sink: list[Flagged], listings: Listings | None, starts: list[_Folder] | None = None,
+          descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str]]:
+    """The walk from ``root``, or from ``starts`` going down only into the subfolders
+    ``descend`` accepts (see :func:`rewalk`)."""
     # A file reached twice (through a symlinked folder and directly) is checked once, under
     # its real path: whatever is reached through a symlink waits until the rest is walked.
     # Paths are plain strings, joined by hand: this loop sees every entry of the tree.
@@ -139,7 +197,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
     sep = os.sep
     excluded = _exclusion(exclude)
     top, real_top = str(root), str(real_root)
-    stack: list[_Folder] = [(top, real_top, frozenset({real_top}), False, False)]
+    stack: list[_Folder] = starts or [(top, real_top, frozenset({real_top}), False, False)]
     linked: list[_Folder] = []
     while stack or linked:
         folder, real_folder, ancestors, via_link, in_skill = (stack.pop() if stack
@@ -152,7 +210,8 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             here, real_here = folder + sep, real_folder + sep
             for name in unchanged[2]:
                 real = real_here + name
-                stack.append((here + name, real, ancestors | {real}, False, in_skill))
+                if descend is None or descend(here + name):
+                    stack.append((here + name, real, ancestors | {real}, False, in_skill))
             for name, known in unchanged[3]:
                 if not (in_skill and known == CANDIDATE):
                     real = real_here + name
@@ -204,8 +263,9 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                         "symlink points back into a folder that contains it; it was not followed")))
                 else:
                     follows_link = via_link or is_link
-                    (linked if follows_link else stack).append(
-                        (entry.path, real, ancestors | {real}, follows_link, in_skill))
+                    if descend is None or descend(entry.path):
+                        (linked if follows_link else stack).append(
+                            (entry.path, real, ancestors | {real}, follows_link, in_skill))
                     subfolders.append(name)
                 continue
             if not kind:

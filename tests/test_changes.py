@@ -74,4 +74,5 @@ def test_the_helper_process_reports_what_an_inline_scan_finds(tmp_path: Path) ->
     assert len(background.children) == 2
     assert background.result() == scan(index)
     (root / "b/NEW.md").write_text("new\n")
-    assert BackgroundScan(index).result() == scan(index) == Scan(False)
+    assert BackgroundScan(index).result() == scan(index) == Scan(
+        False, frozenset({"a/SKILL.md"}), (str(root / "b"),))

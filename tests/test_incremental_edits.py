@@ -24,13 +24,21 @@ def page(name: str, depends_on: str) -> str:
 
 
 def edit(root: Path, rng: random.Random, step: int) -> None:
-    """One random change of the kinds users make: edit, add, delete, rename, supporting
-    files, a touch, a duplicate name, a page with a dependency."""
+    """One random change of the kinds users make: edit (in place, or saved through a
+    temporary file as many editors do), add, delete, rename, supporting files, a touch,
+    a duplicate name, a page with a dependency, a SKILL.md removed from above pages."""
     target = rng.choice(sorted(p.parent for p in root.rglob("SKILL.md")))
-    kind = rng.choice(["edit", "add", "delete", "rename", "ref", "unref", "touch", "dupe",
-                       "page"])
+    kind = rng.choice(["edit", "save", "add", "delete", "rename", "ref", "unref", "touch",
+                       "dupe", "page", "unskill"])
     if kind == "edit":
         (target / "SKILL.md").write_text((target / "SKILL.md").read_text() + f"\n{step}\n")
+    elif kind == "save":
+        (target / ".SKILL.md.swp").write_text((target / "SKILL.md").read_text() + f"\n{step}\n")
+        os.replace(target / ".SKILL.md.swp", target / "SKILL.md")
+    elif kind == "unskill":
+        (target / "references").mkdir(exist_ok=True)
+        (target / "references/N.md").write_text(page(f"n{step}", "pdf-forms"))
+        (target / "SKILL.md").unlink()
     elif kind == "add":
         (root / f"skills/new{step}").mkdir(parents=True)
         (root / f"skills/new{step}/SKILL.md").write_text(skill(f"new{step}", step))
@@ -65,10 +73,10 @@ def test_incremental_build_equals_a_clean_build_after_random_edits(tmp_path: Pat
         os.utime(path, (old, old))
     dist = tmp_path / "dist"
     build(root, dist)
-    for step in range(8):
+    for step in range(10):
         edit(root, rng, step)
-        if rng.random() < 0.5:
-            time.sleep(0.15)  # sometimes past the window in which an mtime is not trusted
+        if rng.random() < 0.7:
+            time.sleep(0.15)  # mostly past the window in which an mtime is not trusted
         incremental = build(root, dist)
         clean = build(root, tmp_path / f"clean{step}", incremental=False)
         assert incremental.incremental and incremental.problems == clean.problems, step
