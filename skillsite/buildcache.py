@@ -370,15 +370,23 @@ def _replace_file(path: Path, blob: bytes) -> None:
 
 def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     """The index for the next build's :func:`~skillsite.changes.scan`; empty (no fast
-    path) unless this build's walk recorded every folder. When no folder changed since
-    ``old``, its index is updated rather than rebuilt."""
+    path) unless this build's walk recorded every folder. When the folders and files are
+    those of ``old``'s index, it is updated rather than rebuilt."""
     before = old.stat_index
-    if cache.listings is None and before is not None:  # no folder changed
-        keys, outside = before.keys, dict(before.outside)  # a few stale extras are harmless
-        folders, mtimes = before.folders, before.folder_mtimes
-        walked: Container[str] = set(folders)
+    if not cache.walk_complete:
+        return StatIndex()
+    walked: Container[str]
+    if before is not None and _same_tree(cache, before):
+        keys, outside, folders = before.keys, dict(before.outside), before.folders
+        if cache.listings is None:  # no folder changed
+            mtimes, walked = before.folder_mtimes, set(folders)
+        else:
+            mtimes = array("q", (cache.listings[folder][0] for folder in folders))
+            walked = cache.listings
+        # Only the files checked again can have new dependencies; a few stale extras
+        # in ``outside`` are harmless.
         owners: Iterable[Cached] = (cache.files[key] for key in cache.changed)
-    elif cache.walk_complete and cache.listings is not None:
+    elif cache.listings is not None:
         keys, outside = list(cache.files), {}
         folders = list(cache.listings)
         mtimes = array("q", (listing[0] for listing in cache.listings.values()))
@@ -393,3 +401,10 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
                 outside[dep] = FOLDER_GONE if state is None else state
     stats = array("q", chain.from_iterable(cache.files[key].stat for key in keys))
     return StatIndex(str(root), folders, mtimes, keys, stats, outside)
+
+
+def _same_tree(cache: BuildCache, index: StatIndex) -> bool:
+    """Whether ``cache`` has the very folders and files that ``index`` lists."""
+    if cache.listings is not None and cache.listings.keys() != set(index.folders):
+        return False
+    return cache.listings is None or cache.files.keys() == set(index.keys)

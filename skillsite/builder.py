@@ -294,15 +294,17 @@ def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root:
         if relisted is not None and old.changes:
             current = listings.current
             mtimes = {folder: listing[0] for folder, listing in current.items()}
-            again = set(old.changes.changed_folders or ()) & current.keys()
+            gone = listings.previous.keys() - current.keys()
+            # Folders relative to the root, as keys hold them ("" for the root itself).
+            skip = {folder[len(prefix):] for folder in gone}
+            skip |= {folder[len(prefix):] for folder in old.changes.changed_folders or ()}
             for key, cached in old.files.items():
-                folder = os.path.dirname(prefix + key)
-                if folder in again or folder not in current:
+                if key.rpartition("/")[0] in skip:
                     continue  # relisted below, or gone
-                if key in old.changes.changed or not dependencies_unchanged(cached, mtimes):
-                    yield key, *sources.locate(key)
-                else:
+                if key not in old.changes.changed and dependencies_unchanged(cached, mtimes):
                     cache.files[key] = cached
+                else:
+                    yield key, *sources.locate(key)
             found_now: Iterable[tuple[str, str]] = relisted
         else:
             # Validating needs the mtimes of folders that the walk may not have reached
