@@ -9,7 +9,7 @@ The cache lives in ``dist/build-cache/`` so it always matches the artifacts besi
 deleting it just makes the next build clean: ``head.bin`` (format, configuration, what
 the stores hold, the corpus-wide problems), :data:`CACHE_SHARDS` shards of per-file
 records by path (an incremental build rewrites only those that changed),
-``listings.bin`` (the walk's folder listings) and ``stats.bin`` (the
+``listings-NN.bin`` (the walk's folder listings, in shards too) and ``stats.bin`` (the
 :class:`~skillsite.changes.StatIndex` the next build scans). It is stored with
 :mod:`marshal` (plain values only,
 several times faster than JSON at 100k skills, and unlike pickle it cannot run code); a
@@ -43,9 +43,9 @@ from skillsite.models import Document, Problem, Source
 from skillsite.schema import SCHEMA_DIR
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 8
+CACHE_VERSION = 9
 STATS_FILE = "stats.bin"
-LISTINGS_FILE = "listings.bin"
+LISTINGS_FILE = "listings-{:02d}.bin"
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
 
@@ -270,6 +270,8 @@ class BuildCache:
     listings: dict[str, Listing] | None = field(default_factory=dict)
     #: The records as loaded, per shard.
     shards: list[dict[str, Cached]] = field(default_factory=list)
+    #: The listings as loaded, per shard.
+    listing_shards: list[dict[str, Listing]] = field(default_factory=list)
     #: Keys whose record is new or differs from the previous cache's.
     changed: set[str] = field(default_factory=set)
     #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
@@ -322,7 +324,11 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str]) -> BuildC
         if cache.changes and cache.changes.tree_unchanged:
             cache.listings = None  # not needed: the walk is skipped
         else:
-            cache.listings = marshal.loads(verified(dist / CACHE_DIR / LISTINGS_FILE))
+            cache.listings = {}
+            for number in range(CACHE_SHARDS):
+                part = marshal.loads(verified(dist / CACHE_DIR / LISTINGS_FILE.format(number)))
+                cache.listings.update(part)
+                cache.listing_shards.append(part)
         return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         if scan is not None:
@@ -359,8 +365,35 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
             "walk_complete": bool(index.folders), "corpus_problems": cache.corpus_problems}
     _replace_file(folder / "head.bin", marshal.dumps(head))
     _replace_file(folder / STATS_FILE, index.to_bytes())
-    if cache.listings is not None or not (folder / LISTINGS_FILE).exists():
-        _replace_file(folder / LISTINGS_FILE, marshal.dumps(cache.listings or {}))
+    _save_listings(folder, cache, old)
+
+
+def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
+    """The listing shards: those in which no folder changed are left as they are."""
+    if cache.listings is None:  # no folder changed: the previous shards hold
+        for number in range(CACHE_SHARDS):
+            if not (folder / LISTINGS_FILE.format(number)).exists():
+                _replace_file(folder / LISTINGS_FILE.format(number), marshal.dumps({}))
+        return
+    previous = old.listings or {}
+    moved = {path for path, listing in cache.listings.items()
+             if previous.get(path) is not listing}
+    moved |= previous.keys() - cache.listings.keys()
+    dirty = {_shard_of(path) for path in moved}
+    for number in range(CACHE_SHARDS):
+        path = folder / LISTINGS_FILE.format(number)
+        if number < len(old.listing_shards):
+            if number not in dirty and path.exists():
+                continue
+            part = dict(old.listing_shards[number])
+            for changed in (p for p in moved if _shard_of(p) == number):
+                if changed in cache.listings:
+                    part[changed] = cache.listings[changed]
+                else:
+                    part.pop(changed, None)
+        else:
+            part = {p: v for p, v in cache.listings.items() if _shard_of(p) == number}
+        _replace_file(path, marshal.dumps(dict(sorted(part.items()))))
 
 
 def _replace_file(path: Path, blob: bytes) -> None:
