@@ -345,6 +345,7 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
     folder.mkdir(exist_ok=True)
     files_out = cache.changed | (old.files.keys() - cache.files.keys())
     dirty = {_shard_of(key) for key in files_out}
+    fresh = _partition(cache.files) if len(old.shards) < CACHE_SHARDS else []
     for number in range(CACHE_SHARDS):
         path = _shard_path(work, number)
         if number < len(old.shards) and number not in dirty and path.exists():
@@ -357,7 +358,7 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
                 else:
                     files.pop(key, None)
         else:
-            files = {k: c for k, c in cache.files.items() if _shard_of(k) == number}
+            files = fresh[number]
         rows = {key: tuple(cached) for key, cached in sorted(files.items())}
         _replace_file(path, marshal.dumps(rows))
     index = stat_index(root, cache, old)
@@ -380,6 +381,7 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
              if previous.get(path) is not listing}
     moved |= previous.keys() - cache.listings.keys()
     dirty = {_shard_of(path) for path in moved}
+    fresh = _partition(cache.listings) if len(old.listing_shards) < CACHE_SHARDS else []
     for number in range(CACHE_SHARDS):
         path = folder / LISTINGS_FILE.format(number)
         if number < len(old.listing_shards):
@@ -392,8 +394,16 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
                 else:
                     part.pop(changed, None)
         else:
-            part = {p: v for p, v in cache.listings.items() if _shard_of(p) == number}
+            part = fresh[number]
         _replace_file(path, marshal.dumps(dict(sorted(part.items()))))
+
+
+def _partition(records: dict[str, Any]) -> list[dict[str, Any]]:
+    """``records`` split into the :data:`CACHE_SHARDS` shards, in one pass."""
+    shards: list[dict[str, Any]] = [{} for _ in range(CACHE_SHARDS)]
+    for key, value in records.items():
+        shards[_shard_of(key)][key] = value
+    return shards
 
 
 def _replace_file(path: Path, blob: bytes) -> None:
