@@ -53,7 +53,9 @@ def build_graph(skills: Iterable[dict[str, Any]]) -> dict[str, Any]:
         edges += [{"source": skill["name"], "target": f"tag:{t}", "type": "tag"}
                   for t in skill["tags"]]
     edges = _unique(edges)
-    dependencies = {s["name"]: [d for d in s["depends_on"] if d in by_name] for s in skills}
+    # Only skills with dependencies can be on a cycle.
+    dependencies = {s["name"]: [d for d in s["depends_on"] if d in by_name] for s in skills
+                    if s["depends_on"]}
     cycles = [sorted_cycle(c) for c in find_cycles(dependencies)]
     return {"version": GRAPH_VERSION, "nodes": nodes, "edges": edges,
             "unresolved": unresolved, "cycles": sorted(cycles)}
