@@ -161,7 +161,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             relisted = None
             if scan and scan.changed_folders and old.listings is not None:
                 relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
-                                  flagged=flagged, listings=listings)
+                                  listings=listings)
                 if relisted is None:  # it cannot stand in for a walk: walk
                     listings = Listings(previous=old.listings)
             found: Iterable[tuple[str, str]] = ()

@@ -117,7 +117,7 @@ def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagg
 
 
 def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
-           flagged: list[Flagged], listings: Listings) -> list[tuple[str, str]] | None:
+           listings: Listings) -> list[tuple[str, str]] | None:
     """List again only ``folders`` (their mtime moved since ``listings.previous`` was
     recorded) and the folders that are new below them; every other folder holds what it
     held. Returns the files of the folders listed, and leaves in ``listings.current``
@@ -125,11 +125,12 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
 
     None when this cannot stand in for a full walk: a folder gained or lost its
     SKILL.md (which changes what the Markdown below it is), holds a symlink or a special
-    file, or could not be recorded.
+    file, or could not be recorded (nothing is flagged then: the full walk will be).
     """
-    previous, top, real_top = listings.previous, str(root), str(root.resolve())
+    real_root = root.resolve()
+    previous, top, real_top = listings.previous, str(root), str(real_root)
     changed = sorted(set(folders))
-    gone = [folder for folder in changed if not os.path.isdir(folder)]
+    gone = {folder for folder in changed if not os.path.isdir(folder)}
     here = [folder for folder in changed if folder not in gone]
     if any(folder not in previous or os.path.dirname(folder) not in changed for folder in gone) \
             or any(folder not in previous for folder in here):
@@ -143,7 +144,7 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
         inherited = any(previous[a][1] for a in chain[:-1])
         reals = [real_top + a[len(top):] for a in chain]
         start = (folder, reals[-1], frozenset(reals), False, inherited)
-        files += _walk(root, root.resolve(), exclude, sink, listings, starts=[start],
+        files += _walk(root, real_root, exclude, sink, listings, starts=[start],
                        descend=lambda path: path not in previous)
     if sink or not listings.complete or any(
             folder not in listings.current or listings.current[folder][1] != previous[folder][1]
@@ -151,10 +152,13 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
         return None
     kept = dict(previous)
     for folder in here:
-        for name in set(previous[folder][2]) - set(listings.current[folder][2]):
-            lost = folder + os.sep + name
-            for path in [p for p in kept if p == lost or p.startswith(lost + os.sep)]:
-                del kept[path]
+        lost = [folder + os.sep + name
+                for name in set(previous[folder][2]) - set(listings.current[folder][2])]
+        while lost:  # a subfolder that went, and everything below it
+            path = lost.pop()
+            listing = kept.pop(path, None)
+            if listing is not None:
+                lost += [path + os.sep + name for name in listing[2]]
     listings.current = {**kept, **listings.current}
     return files
 
