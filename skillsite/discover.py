@@ -247,7 +247,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
                 continue
             if excluded and (excluded(os.path.normcase(name))
-                             or excluded(os.path.normcase(_relative(entry.path, top)))):
+                             or excluded(os.path.normcase(relative_path(entry.path, top)))):
                 continue
             keep = keep and not is_link
             if kind == CANDIDATE and in_skill and not is_link:
@@ -294,13 +294,11 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         yield from sorted(files)  # one folder: by name
 
 
-def _relative(path: str, top: str) -> str:
-    """``path`` relative to ``top``, with ``/`` separators."""
-    if path.startswith(top) and path[len(top):len(top) + 1] == os.sep:
-        path = path[len(top) + 1:]
-    else:
-        path = os.path.relpath(path, top)
-    return path.replace(os.sep, "/")
+def relative_path(path: str, top: str) -> str:
+    """``path`` relative to the folder ``top``, with ``/`` separators."""
+    if path.startswith(top + os.sep):  # the usual case, without relpath's cost
+        return path[len(top) + 1:].replace(os.sep, "/")
+    return os.path.relpath(path, top).replace(os.sep, "/")
 
 
 def _unchanged(folder: str, listings: Listings) -> Listing | None:

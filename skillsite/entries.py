@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from skillsite.discover import relative_path
 from skillsite.index import IndexDoc
 from skillsite.links import local_links
 from skillsite.models import Document
@@ -68,7 +69,7 @@ def entry_of(doc: Document) -> SkillEntry:
         name=str(data["name"]),
         description=_text(data.get("description")),
         format=kind,
-        path=_relative(os.path.abspath(doc.source.path), root),
+        path=relative_path(os.path.abspath(doc.source.path), root),
         sha256=doc.sha256,
         tags=_strings(data.get("tags") or data.get("domains")
                       or ([data["category"]] if kind == "skill-json" and "category" in data
@@ -81,7 +82,7 @@ def entry_of(doc: Document) -> SkillEntry:
         compatibility=_compatibility(data.get("compatibility")),
         sections=sections,
         files=skill_folder(doc, root)[0],
-        links=tuple(sorted({_relative(path, root) for _, _, path in local_links(doc)
+        links=tuple(sorted({relative_path(path, root) for _, _, path in local_links(doc)
                             if path and _inside(path, root)})),
         metadata=plain(data),
     )
@@ -128,7 +129,7 @@ def _walk_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, 
     pending = [os.path.dirname(own)]
     while pending and len(files) < MAX_SUPPORTING_FILES:
         folder = pending.pop()
-        folders.append(_relative(folder, root))
+        folders.append(relative_path(folder, root))
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError:
@@ -141,7 +142,7 @@ def _walk_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, 
                 if not entry.name.startswith(".") and not entry.is_symlink():
                     pending.append(path)
             elif path != own:
-                files.append(_relative(path, root))
+                files.append(relative_path(path, root))
     return tuple(sorted(files)[:MAX_SUPPORTING_FILES]), tuple(sorted(folders))
 
 
@@ -191,12 +192,6 @@ def _text(value: Any) -> str:
 
 def _first_heading(sections: tuple[Section, ...]) -> str:
     return next((s.heading for s in sections if s.level == 1), "")
-
-
-def _relative(path: str, root: str) -> str:
-    if path.startswith(root + os.sep):  # the usual case, without relpath's cost
-        return path[len(root) + 1:].replace(os.sep, "/")
-    return os.path.relpath(path, root).replace(os.sep, "/")
 
 
 def _inside(path: str, root: str) -> bool:
