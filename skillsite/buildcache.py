@@ -28,7 +28,7 @@ from array import array
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Container, Iterable, NamedTuple
+from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
 
 from skillsite import __version__
 from skillsite.catalog import catalog_entry, record_json
@@ -344,23 +344,8 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
     folder = work / CACHE_DIR
     folder.mkdir(exist_ok=True)
     files_out = cache.changed | (old.files.keys() - cache.files.keys())
-    dirty = {_shard_of(key) for key in files_out}
-    fresh = _partition(cache.files) if len(old.shards) < CACHE_SHARDS else []
-    for number in range(CACHE_SHARDS):
-        path = _shard_path(work, number)
-        if number < len(old.shards) and number not in dirty and path.exists():
-            continue
-        if number < len(old.shards):
-            files = dict(old.shards[number])
-            for key in (k for k in files_out if _shard_of(k) == number):
-                if key in cache.files:
-                    files[key] = cache.files[key]
-                else:
-                    files.pop(key, None)
-        else:
-            files = fresh[number]
-        rows = {key: tuple(cached) for key, cached in sorted(files.items())}
-        _replace_file(path, marshal.dumps(rows))
+    _write_shards(lambda number: _shard_path(work, number), cache.files, old.shards, files_out,
+                  tuple)
     index = stat_index(root, cache, old)
     head = {"version": CACHE_VERSION, "config": config_key, "included": cache.included,
             "walk_complete": bool(index.folders), "corpus_problems": cache.corpus_problems}
@@ -371,34 +356,47 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
 
 def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
     """The listing shards: those in which no folder changed are left as they are."""
+    def path_of(number: int) -> Path:
+        return folder / LISTINGS_FILE.format(number)
+
     if cache.listings is None:  # no folder changed: the previous shards hold
         for number in range(CACHE_SHARDS):
-            if not (folder / LISTINGS_FILE.format(number)).exists():
-                _replace_file(folder / LISTINGS_FILE.format(number), marshal.dumps({}))
+            if not path_of(number).exists():
+                _replace_file(path_of(number), marshal.dumps({}))
         return
     previous = old.listings or {}
     moved = {path for path, listing in cache.listings.items()
              if previous.get(path) is not listing}
     moved |= previous.keys() - cache.listings.keys()
-    dirty = {_shard_of(path) for path in moved}
-    fresh = _partition(cache.listings) if len(old.listing_shards) < CACHE_SHARDS else []
+    _write_shards(path_of, cache.listings, old.listing_shards, moved, lambda listing: listing)
+
+
+def _write_shards(path_of: Callable[[int], Path], records: Mapping[str, Any],
+                  before: list[dict[str, Any]], moved: set[str],
+                  row: Callable[[Any], Any]) -> None:
+    """Write ``records`` in :data:`CACHE_SHARDS` shards (each value through ``row``).
+    With the shards of the previous build in ``before``, a shard in which no key
+    ``moved`` is left as it is: ``path_of`` is then a hard link to it."""
+    dirty = {_shard_of(key) for key in moved}
+    fresh = [] if len(before) == CACHE_SHARDS else _partition(records)
     for number in range(CACHE_SHARDS):
-        path = folder / LISTINGS_FILE.format(number)
-        if number < len(old.listing_shards):
-            if number not in dirty and path.exists():
-                continue
-            part = dict(old.listing_shards[number])
-            for changed in (p for p in moved if _shard_of(p) == number):
-                if changed in cache.listings:
-                    part[changed] = cache.listings[changed]
-                else:
-                    part.pop(changed, None)
-        else:
+        path = path_of(number)
+        if fresh:
             part = fresh[number]
-        _replace_file(path, marshal.dumps(dict(sorted(part.items()))))
+        elif number not in dirty and path.exists():
+            continue
+        else:
+            part = dict(before[number])
+            for key in (k for k in moved if _shard_of(k) == number):
+                if key in records:
+                    part[key] = records[key]
+                else:
+                    part.pop(key, None)
+        _replace_file(path, marshal.dumps({key: row(value)
+                                           for key, value in sorted(part.items())}))
 
 
-def _partition(records: dict[str, Any]) -> list[dict[str, Any]]:
+def _partition(records: Mapping[str, Any]) -> list[dict[str, Any]]:
     """``records`` split into the :data:`CACHE_SHARDS` shards, in one pass."""
     shards: list[dict[str, Any]] = [{} for _ in range(CACHE_SHARDS)]
     for key, value in records.items():
