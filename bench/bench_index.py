@@ -38,7 +38,7 @@ from skillsite.index import (  # noqa: E402
     tokens,  # noqa: E402
 )
 from skillsite.index.fields import field_texts  # noqa: E402
-from skillsite.ranking import rank  # noqa: E402
+from skillsite.index.ranking import rank  # noqa: E402
 
 TOPICS = ("pdf docker kubernetes git terraform sql postgres redis react css python rust go "
           "testing security oauth csv excel email logs release api openapi shell regex cache "

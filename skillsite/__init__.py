@@ -20,14 +20,15 @@ __version__ = "0.1.0"
 __all__ = ["__version__", "check", "build", "Config", "load_config", "CheckResult",
            "Problem", "BuildResult"]
 
-_HOMES = {"check": "skillsite.checker", "build": "skillsite.builder", "Config": "skillsite.config",
-          "load_config": "skillsite.config", "CheckResult": "skillsite.models",
-          "Problem": "skillsite.models", "BuildResult": "skillsite.builder"}
+_HOMES = {"check": "skillsite.linter.checker", "build": "skillsite.builder.pipeline", "Config": "skillsite.config",
+          "load_config": "skillsite.linter.rules", "CheckResult": "skillsite.models",
+          "Problem": "skillsite.models", "BuildResult": "skillsite.builder.pipeline"}
 
 if TYPE_CHECKING:
-    from skillsite.builder import BuildResult, build
-    from skillsite.checker import check
-    from skillsite.config import Config, load_config
+    from skillsite.builder.pipeline import BuildResult, build
+    from skillsite.config import Config
+    from skillsite.linter.checker import check
+    from skillsite.linter.rules import load_config
     from skillsite.models import CheckResult, Problem
 
 

@@ -17,11 +17,12 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 from skillsite.errors import ConfigError
 from skillsite.models import ERROR, WARNING
-from skillsite.parse import DEFAULT_MAX_SIZE
+
+DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not read
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
          "allow-internal-endpoints"}
@@ -72,8 +73,12 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read configuration {path}: {exc}") from None
 
 
-def load_config(path: Path | None = None, *, start: Path | None = None) -> Config:
-    """Load ``path``, or the nearest configuration file above ``start`` (default: cwd)."""
+def load_config(path: Path | None = None, *, rules: Collection[str],
+                start: Path | None = None) -> Config:
+    """Load ``path``, or the nearest configuration file above ``start`` (default: cwd).
+
+    ``rules`` are the rule IDs the configuration may name (the registry's keys); it is a
+    parameter so that this module stays below the rules, which read :class:`Config`."""
     if path is None:
         path = find_config_file((start or Path.cwd()).resolve())
         if path is None:
@@ -83,12 +88,10 @@ def load_config(path: Path | None = None, *, start: Path | None = None) -> Confi
     table = _read_toml(path)
     if path.name == "pyproject.toml" or "tool" in table:
         table = table.get("tool", {}).get("skillsite", {})
-    return parse_table(table, str(path))
+    return parse_table(table, str(path), rules)
 
 
-def parse_table(table: dict[str, Any], origin: str) -> Config:
-    from skillsite.rules import RULES
-
+def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> Config:
     unknown = set(table) - _KEYS
     if unknown:
         raise ConfigError(f"{origin}: unknown setting(s) {', '.join(sorted(unknown))}; "
@@ -103,7 +106,7 @@ def parse_table(table: dict[str, Any], origin: str) -> Config:
         allow_internal_endpoints=_strings(table, "allow-internal-endpoints", origin),
         source=origin,
     )
-    check_rule_ids([*config.select, *config.ignore, *config.severity], origin, RULES)
+    check_rule_ids([*config.select, *config.ignore, *config.severity], origin, rules)
     for rule, level in config.severity.items():
         if level not in (ERROR, WARNING):
             raise ConfigError(f"{origin}: severity of {rule} must be 'error' or 'warning', "
@@ -113,7 +116,7 @@ def parse_table(table: dict[str, Any], origin: str) -> Config:
     return config
 
 
-def check_rule_ids(ids: list[str], origin: str, rules: dict[str, Any]) -> None:
+def check_rule_ids(ids: list[str], origin: str, rules: Collection[str]) -> None:
     unknown = sorted(set(ids) - set(rules))
     if unknown:
         raise ConfigError(f"{origin}: unknown rule ID(s) {', '.join(unknown)}; "

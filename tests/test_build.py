@@ -17,14 +17,15 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-import skillsite.builder
-from skillsite.builder import BuildFailed, build
+import skillsite.builder.pipeline
+from skillsite.builder.dist import BuildLock
+from skillsite.builder.pipeline import BuildFailed, build
 from skillsite.cli import main
 from skillsite.config import Config
-from skillsite.content import ContentStore
-from skillsite.dist import BuildLock, read_manifest
-from skillsite.parse.frontmatter import normalize, split
-from skillsite.search import search
+from skillsite.linter.parse.frontmatter import normalize, split
+from skillsite.reader.search import search
+from skillsite.store.content import ContentStore
+from skillsite.store.manifest import read_manifest
 
 REPO = Path(__file__).parent.parent
 SCHEMAS = REPO / "schemas"
@@ -191,7 +192,7 @@ def test_an_incremental_build_that_fails_late_leaves_the_previous_dist(
 
     def fail(*args: object) -> None:
         raise RuntimeError("disk full")
-    monkeypatch.setattr("skillsite.builder.write_catalog", fail)  # after content and index
+    monkeypatch.setattr("skillsite.builder.pipeline.write_catalog", fail)  # after content and index
     with pytest.raises(RuntimeError):
         build(corpus, dist, backend=backend)
     assert {p: p.read_bytes() for p in dist.rglob("*") if p.is_file()} == before
@@ -293,12 +294,12 @@ def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path,
     dist = tmp_path / "dist"
     build(root, dist)
     walks: list[int] = []
-    real_walk = skillsite.builder.walk_files
+    real_walk = skillsite.builder.pipeline.walk_files
 
     def counted_walk(*args: object, **kwargs: object) -> object:
         walks.append(1)
         return real_walk(*args, **kwargs)  # type: ignore[arg-type]
-    monkeypatch.setattr(skillsite.builder, "walk_files", counted_walk)
+    monkeypatch.setattr(skillsite.builder.pipeline, "walk_files", counted_walk)
     skill_md = root / "skills/a/SKILL.md"
     skill_md.write_text(skill_md.read_text().replace("Some text.", "Other text."))
     os.utime(root / "wiki/page.md")

@@ -6,7 +6,7 @@ import time
 from array import array
 from pathlib import Path
 
-from skillsite.changes import (
+from skillsite.builder.changes import (
     FOLDER_GONE,
     BackgroundScan,
     Scan,

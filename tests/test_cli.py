@@ -166,8 +166,8 @@ def test_help_explains_every_option_with_an_example() -> None:
 
 
 def test_rules_command_lists_every_rule_and_the_docs_page_is_current() -> None:
-    from skillsite.rules import RULES
-    from skillsite.rules_doc import rules_markdown
+    from skillsite.linter.rules import RULES
+    from skillsite.report.rules_doc import rules_markdown
 
     code, out = run("rules")
     assert code == 0
@@ -180,6 +180,6 @@ def test_rules_command_lists_every_rule_and_the_docs_page_is_current() -> None:
 def test_help_is_lazy_and_imports_no_parser_or_engine() -> None:
     probe = ("import sys, skillsite.cli; "
              "print(sorted(m for m in ('yaml', 'jsonschema_rs', 'tantivy', 'whoosh', "
-             "'skillsite.checker', 'skillsite.builder') if m in sys.modules))")
+             "'skillsite.linter.checker', 'skillsite.builder.pipeline') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr

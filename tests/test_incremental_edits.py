@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_build import REPO, dist_state
 
-from skillsite.builder import build
+from skillsite.builder.pipeline import build
 
 
 def skill(name: str, note: object) -> str:

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from skillsite.index import BACKENDS, DEFAULT_BACKEND, IndexDoc, SearchIndexError, get_backend
+from skillsite.index.ranking import WEIGHTS, rank
 from skillsite.index.tokens import query_terms, stem, tokenize
-from skillsite.ranking import WEIGHTS, rank
 
 # name, title, description, tags, intents, applies_to, headings, body
 _ROWS: list[tuple[str, str, str, str, str, str, str, str]] = [

@@ -14,10 +14,10 @@ from jsonschema import FormatChecker
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
 
+from skillsite.linter.rules.registry import Rule
 from skillsite.models import CheckResult, Problem
 from skillsite.report import REPORTERS, auto_format, render
 from skillsite.report.github import escape_data, escape_property
-from skillsite.rules.registry import Rule
 
 TRICKY = "value 50%: bad, see\nline two"
 

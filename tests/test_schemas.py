@@ -56,7 +56,7 @@ def subschemas(node: dict, path: str = ""):
 
 
 def known_rule_ids() -> set[str]:
-    from skillsite.rules import RULES
+    from skillsite.linter.rules import RULES
 
     return set(RULES)
 

@@ -3,7 +3,7 @@
 ``skillsite build`` writes the index with :meth:`Backend.create` (or copies the
 previous one and changes it with :meth:`Backend.update`); the reader opens it with
 :meth:`Backend.open` and asks for *candidates*, which
-:func:`skillsite.ranking.rank` then orders. Both engines index the same terms from
+:func:`skillsite.index.ranking.rank` then orders. Both engines index the same terms from
 :mod:`skillsite.index.tokens`, so they return the same candidates for ordinary
 queries, and ranking above them makes their results identical.
 

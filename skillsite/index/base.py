@@ -2,36 +2,23 @@
 
 A backend only stores documents and returns *candidates*: skill names that share at
 least one query term with the skill, best first by the engine's own BM25. Ordering
-the final results is :func:`skillsite.ranking.rank`'s job, above this interface, so
+the final results is :func:`skillsite.index.ranking.rank`'s job, above this interface, so
 that swapping the engine never changes what a user sees.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar
 
 from skillsite.errors import SkillsiteError
+from skillsite.models import IndexDoc
 
 
 class SearchIndexError(SkillsiteError):
     """The search index is missing, damaged, of another backend, or misused."""
 
 
-@dataclass(frozen=True)
-class IndexDoc:
-    """What the index knows of one skill; ``name`` is its unique key."""
-
-    name: str
-    title: str = ""
-    description: str = ""
-    tags: tuple[str, ...] = ()
-    intents: tuple[str, ...] = ()
-    applies_to: tuple[str, ...] = ()
-    compatibility: str = ""
-    headings: tuple[str, ...] = ()
-    body: str = ""
 
 
 class IndexWriter:

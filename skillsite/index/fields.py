@@ -5,7 +5,7 @@ pre-tokenized text (see :mod:`skillsite.index.tokens`). List attributes are join
 into one value: their terms then match the same way in both engines. Each field
 carries the FORMATS.md §4 weight of its ranking signal as a query-time boost, so
 the engines' own BM25 already prefers a name hit to a body hit when they pick the
-candidates that :func:`skillsite.ranking.rank` then orders.
+candidates that :func:`skillsite.index.ranking.rank` then orders.
 """
 from __future__ import annotations
 
@@ -15,10 +15,23 @@ from typing import TYPE_CHECKING
 from skillsite.index.tokens import joined
 
 if TYPE_CHECKING:
-    from skillsite.index.base import IndexDoc
+    from skillsite.models import IndexDoc
 
 KEY_FIELD = "key"
 """The stored, untokenized skill name: what a search returns and a delete targets."""
+
+WEIGHTS: dict[str, float] = {
+    "lexical": 1.0,
+    "name": 3.0,
+    "title": 2.0,
+    "intent": 2.5,
+    "tag": 1.0,
+    "applies_to": 1.5,
+    "compatibility": 1.0,
+    "graph": 1.0,
+}
+"""FORMATS.md §4 ranking weights, by signal: the engines' query boosts and
+:func:`skillsite.index.ranking.rank` both read them here."""
 
 SIGNALS: dict[str, str] = {
     "name": "name",
@@ -31,7 +44,7 @@ SIGNALS: dict[str, str] = {
     "headings": "lexical",
     "body": "lexical",
 }
-"""Engine field → the ranking signal (a key of ``skillsite.ranking.WEIGHTS``) it feeds."""
+"""Engine field → the ranking signal (a key of :data:`WEIGHTS`) it feeds."""
 
 TEXT_FIELDS: tuple[str, ...] = tuple(SIGNALS)
 
@@ -53,11 +66,7 @@ def field_texts(doc: IndexDoc) -> dict[str, str]:
 
 
 def boosts() -> dict[str, float]:
-    """Return each text field's query boost, taken from ``skillsite.ranking.WEIGHTS``."""
-    # Imported here: ranking imports this package for IndexDoc and the tokenizer, and
-    # the weights must have one home, the ranking module.
-    from skillsite.ranking import WEIGHTS
-
+    """Return each text field's query boost, taken from :data:`WEIGHTS`."""
     return {field: WEIGHTS[signal] for field, signal in SIGNALS.items()}
 
 

@@ -6,7 +6,7 @@ so the same text would yield different terms, and the two backends would retriev
 different candidates. Instead, text is turned into terms here, once, and each
 engine indexes the result with a plain whitespace tokenizer. The engines then hold
 the very same terms, a query is the very same set of terms for both, and
-:func:`skillsite.ranking.rank` scores with the same terms again.
+:func:`skillsite.index.ranking.rank` scores with the same terms again.
 
 The rules, in order:
 

@@ -16,7 +16,7 @@ from skillsite.report.sarif import SarifReporter
 from skillsite.report.text import TextReporter
 
 if TYPE_CHECKING:
-    from skillsite.rules.registry import Rule
+    from skillsite.linter.rules.registry import Rule
 
 __all__ = ["REPORTERS", "Reporter", "auto_format", "render"]
 

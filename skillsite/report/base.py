@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from skillsite.models import CheckResult, Problem
 
 if TYPE_CHECKING:
-    from skillsite.rules.registry import Rule
+    from skillsite.linter.rules.registry import Rule
 
 
 def ordered(problems: list[Problem]) -> list[Problem]:

@@ -19,7 +19,7 @@ from skillsite.models import ERROR, WARNING, CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
 
 if TYPE_CHECKING:
-    from skillsite.rules.registry import Rule
+    from skillsite.linter.rules.registry import Rule
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/skillsite/"

@@ -7,8 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 import skillsite
-from skillsite.discover import discover
-from skillsite.parse import read
+from skillsite.linter.discover import discover
+from skillsite.linter.parse import read
 
 HERE = Path(__file__).parent
 REPO = HERE.parent.parent
@@ -42,7 +42,7 @@ def test_negative_corpus_in_parallel_matches_single_process() -> None:
     negative = HERE / "negative"
     one = skillsite.check([negative], base=negative, jobs=1)
     # Force workers even for a small corpus by checking it through the pool directly.
-    check_module = importlib.import_module("skillsite.checker")
+    check_module = importlib.import_module("skillsite.linter.checker")
     old = check_module._CHUNK, check_module.PARALLEL_THRESHOLD
     check_module._CHUNK, check_module.PARALLEL_THRESHOLD = 1, 1
     try:

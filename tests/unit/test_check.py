@@ -11,9 +11,9 @@ import pytest
 from conftest import Link, check, found, lint, page, skill_md, toml, write
 
 from skillsite.config import parse_table
-from skillsite.discover import discover
 from skillsite.errors import ConfigError
-from skillsite.rules import RULES
+from skillsite.linter.discover import discover
+from skillsite.linter.rules import RULES
 
 GOOD = {
     "pdf/SKILL.md": skill_md("pdf"),
@@ -123,7 +123,7 @@ ALL = [("PDF/SKILL.md", 2, 7, "name-format", "error"),
 
 
 def problems(root: Path, table: dict[str, Any]) -> list[tuple[str, int, int, str, str]]:
-    result = check(root, config=parse_table(table, "test"))
+    result = check(root, config=parse_table(table, "test", RULES))
     return [(p.path, p.line, p.column, p.rule, p.severity) for p in result.problems]
 
 
@@ -165,7 +165,7 @@ def test_config_allow_fields(tmp_path: Path) -> None:
 
 def test_config_exclude(tmp_path: Path) -> None:
     write(tmp_path, {**BAD, "pdf/SKILL.md": skill_md("pdf")})
-    result = check(tmp_path, config=parse_table({"exclude": ["PDF"]}, "test"))
+    result = check(tmp_path, config=parse_table({"exclude": ["PDF"]}, "test", RULES))
     assert (found(result), result.files) == ([], 1)
 
 
@@ -174,7 +174,7 @@ def test_config_exclude_globs_match_names_and_relative_paths(tmp_path: Path) -> 
                      "skills/pdf/drafts/SKILL.md": skill_md("drafts"),
                      "skills/csv/SKILL.md": skill_md("csv"),
                      "archive/old/SKILL.md": skill_md("old")})
-    config = parse_table({"exclude": ["drafts", "skills/c*", "arch?ve"]}, "test")
+    config = parse_table({"exclude": ["drafts", "skills/c*", "arch?ve"]}, "test", RULES)
     sources = discover([tmp_path], exclude=config.exclude)
     assert sorted(s.path.relative_to(tmp_path).as_posix() for s in sources) == [
         "skills/pdf/SKILL.md"]
@@ -197,7 +197,7 @@ def test_config_ignoring_a_corpus_rule(tmp_path: Path) -> None:
 ])
 def test_config_errors(table: dict[str, Any]) -> None:
     with pytest.raises(ConfigError):
-        parse_table(table, "test")
+        parse_table(table, "test", RULES)
 
 
 def test_config_max_file_size(tmp_path: Path) -> None:

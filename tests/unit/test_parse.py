@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from conftest import write
 
+from skillsite.linter.parse import frontmatter, jsonmap, read, tomlmap, yamlmap
+from skillsite.linter.parse.limits import MAX_DEPTH
 from skillsite.models import Document, Issue, Source
-from skillsite.parse import frontmatter, jsonmap, read, tomlmap, yamlmap
-from skillsite.parse.limits import MAX_DEPTH
 
 
 def read_file(tmp_path: Path, name: str, content: str | bytes, kind: str = "") -> Document:

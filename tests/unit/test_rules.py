@@ -16,9 +16,9 @@ import pytest
 from conftest import Content, Fifo, Link, check, found, page, skill_md, toml, write
 
 from skillsite.config import Config
+from skillsite.linter.rules import RULES, Rule
+from skillsite.linter.rules.registry import DOCUMENT
 from skillsite.models import WARNING, Document
-from skillsite.rules import RULES, Rule
-from skillsite.rules.registry import DOCUMENT
 
 Expected = tuple[Any, ...]
 

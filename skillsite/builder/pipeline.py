@@ -1,0 +1,421 @@
+"""``skillsite build``: turn a corpus into a self-contained, queryable ``dist/``.
+
+The pipeline, in a temporary folder that is swapped in at the end:
+
+1. Load the previous build's cache; meanwhile a helper process compares the corpus with
+   its stats (:mod:`skillsite.builder.changes`). If no folder changed, the walk is skipped.
+2. Walk the corpus (:mod:`skillsite.linter.discover`) and lint, in worker processes, every file
+   whose cached result no longer holds. Workers also make each skill's content-store row
+   and index terms, which are written as they arrive: the build never holds every skill.
+3. Run the corpus-wide rules, leave out the skills with errors, and settle the stores to
+   hold exactly the included skills.
+4. Write the catalog, the graph (kept when unchanged), the cache and the manifest.
+
+The rendered site is a later stage; it will read the same artifacts.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import time
+from collections import Counter
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from skillsite import __version__
+from skillsite.builder.cache import (
+    CACHE_DIR,
+    BuildCache,
+    Cached,
+    Payload,
+    dependencies_unchanged,
+    extract,
+    fingerprint_config,
+    finish,
+    load_cache,
+    problems_of,
+    revalidated,
+    save_cache,
+)
+from skillsite.builder.dist import BuildLock, copy_previous, swap_in, temp_dir
+from skillsite.builder.graph import write_graph
+from skillsite.builder.stores import BuildStores
+from skillsite.config import Config
+from skillsite.errors import SkillsiteError
+from skillsite.index import BACKENDS, DEFAULT_BACKEND
+from skillsite.linter.checker import check_files, corpus_problems, display_path
+from skillsite.linter.discover import Flagged, Listings, kind_of, rewalk, walk_files
+from skillsite.linter.lint import make_problem
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.corpus import SkillRecord
+from skillsite.models import ERROR, Problem, Source
+from skillsite.store.catalog import write_catalog
+from skillsite.store.manifest import (
+    ARTIFACT_VERSION,
+    checksums_in_background,
+    read_manifest,
+    write_manifest,
+)
+
+Progress = Callable[[int, int], None]
+
+
+class BuildFailed(SkillsiteError):
+    """``--strict`` found errors; ``dist/`` was left as it was."""
+
+    exit_code = 1
+
+    def __init__(self, message: str, problems: list[Problem]) -> None:
+        super().__init__(message)
+        self.problems = problems
+
+
+@dataclass
+class BuildResult:
+    dist: Path
+    problems: list[Problem]          # paths relative to the corpus root
+    files: int
+    skills: int
+    included: int
+    excluded: list[str]              # paths of skills left out because of errors
+    rechecked: int                   # files read and linted this time (the rest came cached)
+    incremental: bool
+    backend: str
+    seconds: float
+    formats: dict[str, int] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)   # seconds per phase
+
+
+class _Clock:
+    """Seconds spent per build phase, for ``build -v`` and the benchmark."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.last = time.monotonic()
+
+    def lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.timings[phase] = round(now - self.last, 3)
+        self.last = now
+
+
+def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
+          config: Config | None = None, jobs: int | None = None,
+          backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
+          progress: Progress = lambda done, total: None) -> BuildResult:
+    """Build ``out`` from ``corpus``; see the module docstring."""
+    started = time.monotonic()
+    if not corpus.is_dir():
+        raise SkillsiteError(f"corpus folder {corpus} does not exist; pass the folder that "
+                             "holds your skills, e.g. `skillsite build skills/`")
+    if backend not in BACKENDS:
+        raise SkillsiteError(f"unknown index backend {backend!r}; choose one of "
+                             f"{', '.join(sorted(BACKENDS))}")
+    ctx = Context(config or Config())
+    root = Path(os.path.abspath(corpus))
+    out = Path(os.path.abspath(out))
+    _refuse_foreign_folder(out)
+    clock = _Clock()
+    # The build holds a record per file (about 20 objects each, none cyclic): the cyclic
+    # garbage collector would walk all of them again and again, which costs more than a
+    # quarter of the corpus-wide phases at 100k skills.
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(corpus, root, out, ctx, jobs, backend, strict, incremental, progress,
+                      clock, started)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
+           backend: str, strict: bool, incremental: bool, progress: Progress,
+           clock: _Clock, started: float) -> BuildResult:
+    with BuildLock(out):
+        config_key = fingerprint_config(ctx.config, backend)
+        previous = _reusable(out, backend) if incremental else False
+        old = _previous_cache(out, config_key) if previous else BuildCache()
+        reuse = previous and bool(old.included)
+        clock.lap("load cache")
+        work = temp_dir(out)
+        try:
+            if reuse:
+                # tantivy never rewrites a segment; Whoosh may, so its index is copied.
+                tantivy = backend == "tantivy"
+                link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()))
+                copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
+            else:
+                old.included = {}
+            clock.lap("copy previous")
+            flagged: list[Flagged] = []
+            listings = Listings(previous=old.listings or {})
+            scan = old.changes
+            unchanged_tree = bool(scan and scan.tree_unchanged)
+            relisted = None
+            if scan and scan.changed_folders and old.listings is not None:
+                relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
+                                  listings=listings)
+                if relisted is None:  # it cannot stand in for a walk: walk
+                    listings = Listings(previous=old.listings)
+            found: Iterable[tuple[str, str]] = ()
+            if not unchanged_tree and relisted is None:
+                found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
+                                   listings=listings)
+            with BuildStores(work, backend, old.included) as stores:
+                cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
+                                              listings, relisted)
+                cache.listings = None if unchanged_tree else listings.current
+                cache.walk_complete = listings.complete and not flagged
+                clock.lap("discover, check, content and index")
+                problems = _all_problems(cache, old, flagged, ctx, root)
+                errored = {p.path for p in problems if p.severity == ERROR}
+                if strict and errored:
+                    raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
+                                      f"{out} was not changed", problems)
+                included = _included(cache, errored)
+                cache.included = {c.name: c.fingerprint or "" for c in included.values()
+                                  if c.name}
+                clock.lap("corpus rules")
+                stores.settle(cache.included, lambda names: _payloads(
+                    [sources.source(key) for key, c in included.items()
+                     if c.name in names], ctx, root))
+            clock.lap("settle content and index")
+            hashing = checksums_in_background(work, ("content", "index"),
+                                              out if reuse else None)
+            formats = _write_listings(work, root, included, cache, old if reuse else None,
+                                      config_key, backend, problems, out if reuse else None,
+                                      hashing)
+            clock.lap("catalog, graph, cache, manifest")
+            swap_in(work, out)
+            clock.lap("swap in")
+        except BaseException:
+            shutil.rmtree(work, ignore_errors=True)
+            raise
+    return BuildResult(
+        out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
+        skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
+        excluded=sorted(p for p in errored if p in cache.files and cache.files[p].name),
+        rechecked=fresh, incremental=reuse, backend=backend,
+        seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
+        timings=clock.timings)
+
+
+def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
+                    old: BuildCache | None, config_key: str, backend: str,
+                    problems: list[Problem], previous: Path | None,
+                    hashing: Future[dict[str, str]]) -> Counter[str]:
+    """catalog.json, graph.json (kept from ``old`` when no edge or node changed), the
+    build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
+    write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
+                  work / "catalog.json")
+    if old is None or not _same_graph(included, cache, old):
+        graph = [c.graph_input(key) for key, c in included.items()]
+        (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
+        write_graph(graph, work / "graph.json")
+    save_cache(work, config_key, cache, old or BuildCache(), root)
+    formats = Counter(c.format for c in included.values() if c.format)
+    write_manifest(work, _manifest_fields(formats, backend, problems), previous,
+                   hashing.result())
+    return formats
+
+
+def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache) -> bool:
+    """Whether the graph of ``included`` equals the one ``old`` included: the same names,
+    and every skill whose file changed has kept its path, format, tags, dependencies
+    and links."""
+    if old.included.keys() != cache.included.keys():
+        return False
+    moved = {name for name, fingerprint in cache.included.items()
+             if old.included[name] != fingerprint}
+    for key, now in included.items() if moved else ():
+        if now.name in moved:
+            before = old.files.get(key)
+            if (before is None or before.fingerprint != old.included[now.name]
+                    or (before.format, before.graph) != (now.format, now.graph)):
+                return False
+    return True
+
+
+def _refuse_foreign_folder(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or (any(out.iterdir())
+                                               and read_manifest(out) is None)):
+        raise SkillsiteError(f"{out} exists and is not a skillsite dist/ (it has no "
+                             "manifest.json); refusing to replace it. Choose another "
+                             "folder with -o, or remove it first")
+
+
+def _previous_cache(out: Path, config_key: str) -> BuildCache:
+    manifest = read_manifest(out) or {}
+    return load_cache(out, config_key, manifest.get("files", {}))
+
+
+def _reusable(out: Path, backend: str) -> bool:
+    manifest = read_manifest(out)
+    return bool(manifest and str(manifest.get("artifact_version", "")).split(".")[0]
+                == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
+
+
+def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
+          jobs: int | None, progress: Progress, stores: BuildStores, listings: Listings,
+          relisted: list[tuple[str, str]] | None) -> tuple[BuildCache, _Sources, int]:
+    """Lint what changed and reuse the rest, while discovery is still walking; fresh
+    skills without errors go straight into ``stores``. Returns the new cache, every
+    source by key, and how many skill files were checked (not counting Markdown pages
+    that turned out not to be skills).
+
+    Where ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
+    the previous build's, and only those whose stat moved are looked at again. Where
+    only a few folders changed, ``relisted`` holds their files (see
+    :func:`~skillsite.linter.discover.rewalk`) and the other files are the previous build's.
+    """
+    cache = BuildCache()
+    sources = _Sources(root)
+    stale = 0
+    mtimes = listings.mtimes
+
+    def candidates() -> Iterator[tuple[str, str, str]]:
+        """(key, path, kind) of every file that may have changed."""
+        nonlocal mtimes
+        if old.changes and old.changes.tree_unchanged:
+            for key, cached in old.files.items():
+                if key in old.changes.changed:
+                    yield key, *sources.locate(key)
+                else:
+                    cache.files[key] = cached
+            return
+        prefix = os.path.join(str(root), "")
+        if relisted is not None and old.changes:
+            current = listings.current
+            mtimes = {folder: listing[0] for folder, listing in current.items()}
+            gone = listings.previous.keys() - current.keys()
+            # Folders relative to the root, as keys hold them ("" for the root itself).
+            skip = {folder[len(prefix):] for folder in gone}
+            skip |= {folder[len(prefix):] for folder in old.changes.changed_folders or ()}
+            for key, cached in old.files.items():
+                if key.rpartition("/")[0] in skip:
+                    continue  # relisted below, or gone
+                if key not in old.changes.changed and dependencies_unchanged(cached, mtimes):
+                    cache.files[key] = cached
+                else:
+                    yield key, *sources.locate(key)
+            found_now: Iterable[tuple[str, str]] = relisted
+        else:
+            # Validating needs the mtimes of folders that the walk may not have reached
+            # yet; with nothing to validate, the workers start while the walk goes on.
+            found_now = list(found) if old.files else found
+        for path, kind in found_now:
+            key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
+                                                                                  root)
+            sources[key] = (path, kind)
+            yield key, path, kind
+
+    def changed() -> Iterator[Source]:
+        nonlocal stale
+        for key, path, kind in candidates():
+            cached = old.files.get(key)
+            reused = revalidated(cached, path, mtimes) if cached is not None else None
+            if reused is not None:
+                cache.files[key] = reused
+                if reused is not cached:
+                    cache.changed.add(key)
+            else:
+                stale += 1
+                yield Source(Path(path), root, kind)
+
+    done = checked = 0
+    progress(0, 0)
+    for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
+        cache.files[built.key] = built.cached
+        cache.changed.add(built.key)
+        if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
+            stores.offer(built.payload)
+        done += 1
+        checked += built.cached.found
+        if done % 100 == 0:
+            progress(done, stale)
+    progress(done, done)
+    return cache, sources, checked
+
+
+class _Sources(dict[str, tuple[str, str]]):
+    """Files found by the walk, by key: (path, kind), made into a Source only when
+    needed. A key the walk did not report (it was skipped) is a plain file under the
+    root: the walk is skipped only when it found no symlinks the last time."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def locate(self, key: str) -> tuple[str, str]:
+        found = self.get(key)
+        if found is None:
+            found = (os.path.join(self.root, key), kind_of(key.rpartition("/")[2]) or "")
+        return found
+
+    def source(self, key: str) -> Source:
+        path, kind = self.locate(key)
+        return Source(Path(path), self.root, kind)
+
+
+def _all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
+                  root: Path) -> list[Problem]:
+    """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
+    problems = [p for key, c in cache.files.items() if c.problems
+                for p in problems_of(key, c.problems)]
+    for flag in flagged:
+        problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
+                               (flag.issue.line, flag.issue.column), flag.issue.message)
+        problems += [problem] if problem else []
+    if old.corpus_problems is not None and _same_records(cache, old):
+        cache.corpus_problems = old.corpus_problems
+    else:
+        records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
+        cache.corpus_problems = [[p.path, p.line, p.column, p.rule, p.severity, p.message]
+                                 for p in corpus_problems(records, ctx)]
+    return sorted(problems + [Problem(*row) for row in cache.corpus_problems])
+
+
+def _same_records(cache: BuildCache, old: BuildCache) -> bool:
+    """Whether the corpus-wide rules see what they saw in the previous build."""
+    if any(old.files[key].record for key in old.files.keys() - cache.files.keys()):
+        return False
+    return all(key in old.files and old.files[key].record == cache.files[key].record
+               for key in cache.changed)
+
+
+def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
+    """Skills without errors, by path; on a name clash (duplicate-name switched off) the
+    first path wins."""
+    chosen: dict[str, Cached] = {}
+    names: set[str] = set()
+    for key in sorted(cache.files):
+        cached = cache.files[key]
+        if cached.name and key not in errored and cached.name not in names:
+            names.add(cached.name)
+            chosen[key] = cached
+    return chosen
+
+
+def _payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
+    """Read these skills again, for :meth:`BuildStores.settle`."""
+    for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
+        if built.payload:
+            yield built.payload
+
+
+def _manifest_fields(formats: Counter[str], backend: str,
+                     problems: list[Problem]) -> dict[str, Any]:
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    built = time.gmtime(int(epoch) if epoch and epoch.isdigit() else time.time())
+    return {
+        "skillsite_version": __version__,
+        "build_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", built),
+        "index_backend": backend,
+        "counts": {"skills": sum(formats.values()), "formats": dict(sorted(formats.items())),
+                   "errors": sum(p.severity == ERROR for p in problems),
+                   "warnings": sum(p.severity != ERROR for p in problems)},
+    }

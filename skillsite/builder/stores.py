@@ -1,0 +1,62 @@
+"""The content store and the search index of a build in progress, written together."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from skillsite.builder.cache import Payload
+from skillsite.index import BACKENDS
+from skillsite.store.content import ContentStore
+
+
+class BuildStores:
+    """The content store and the search index of the build in progress.
+
+    Fresh skills are written as their results arrive, so no build holds 100k skills in
+    memory, and the writing overlaps the checking. Which skills belong in ``dist/`` is
+    only certain after the corpus-wide rules, so :meth:`settle` then removes what must
+    go and adds what was not written yet (a duplicate name's winner, a skill whose
+    dependency just appeared).
+    """
+
+    def __init__(self, work: Path, backend: str, previous: dict[str, str]) -> None:
+        engine = BACKENDS[backend]
+        self.content = ContentStore(work / "content", write=True)
+        self.index = (engine.update(work / "index") if previous
+                      else engine.create(work / "index"))
+        self.held = dict(previous)            # name -> fingerprint in the stores now
+        self.offered: set[str] = set()        # names written from this build's results
+
+    def __enter__(self) -> BuildStores:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.index.__exit__(*exc)
+        self.content.__exit__(*exc)
+
+    def offer(self, payload: Payload) -> None:
+        """A freshly checked skill without errors of its own; the first of a name wins."""
+        if payload.name not in self.offered:
+            self.offered.add(payload.name)
+            if self.held.get(payload.name) != payload.fingerprint:
+                self._put(payload)
+
+    def settle(self, wanted: dict[str, str],
+               fetch: Callable[[set[str]], Iterable[Payload]]) -> None:
+        """Make the stores hold exactly ``wanted`` (name -> fingerprint); ``fetch`` reads
+        the skills that are still missing."""
+        for name in [n for n, fp in self.held.items() if wanted.get(n) != fp]:
+            self.content.delete(name)
+            self.index.delete(name)
+            del self.held[name]
+        missing = {n for n, fp in wanted.items() if self.held.get(n) != fp}
+        for payload in fetch(missing) if missing else ():
+            self._put(payload)
+
+    def _put(self, payload: Payload) -> None:
+        if payload.name in self.held:
+            self.content.delete(payload.name)
+            self.index.delete(payload.name)
+        self.content.put_row(payload.content)
+        self.index.add_fields(payload.name, payload.index_fields)
+        self.held[payload.name] = payload.fingerprint

@@ -1,0 +1,119 @@
+"""``skillsite build``: corpus -> dist/, with a progress bar and the lint report."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from skillsite.models import Problem
+
+
+@click.command()
+@click.argument("corpus", required=False, default="corpus",
+                type=click.Path(file_okay=False, path_type=Path))
+@click.option("-o", "--out", default="dist", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="Where to write the artifacts. Replaced atomically; the previous build is "
+                   "reused for files that did not change. Example: -o public/skills")
+@click.option("--index", "backend", type=click.Choice(("tantivy", "whoosh")),
+              default="tantivy", show_default=True,
+              help="Search index engine. tantivy is much faster; whoosh is pure Python. "
+                   "Example: --index whoosh")
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 1, dist/ untouched) if any skill has an error, instead of "
+                   "leaving those skills out.")
+@click.option("--clean", is_flag=True,
+              help="Ignore the previous build and rebuild everything.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Worker processes for parsing. 0 picks automatically. Example: --jobs 2")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Configuration file (default: the nearest skillsite.toml, or "
+                   "pyproject.toml with [tool.skillsite]).")
+@click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
+@click.option("-v", "--verbose", is_flag=True, help="Also print the time each phase took.")
+def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs: int,
+          config_path: Path | None, quiet: bool, verbose: bool) -> None:
+    """Build the catalog, skill graph, search index and content store into DIST.
+
+    CORPUS defaults to ./corpus and the output to ./dist. Every skill is linted first;
+    skills with errors are reported and left out (use --strict to fail instead), and the
+    rest are written to:
+
+    \b
+      manifest.json   format version, counts, index backend, sha256 of every file
+      catalog.json    the compact listing (name, description, format, path, tags, ...)
+      graph.json      skills and tags, with link / depends_on / tag edges
+      content/        each skill's sections, metadata and supporting files (SQLite)
+      index/          the prebuilt search index
+      build-cache/    what the next build reuses (safe to delete)
+
+    \b
+    Examples:
+      skillsite build                        corpus/ -> dist/
+      skillsite build skills -o public/skills --jobs 2
+      skillsite build --strict --index whoosh
+
+    Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
+    """
+    from skillsite.builder.pipeline import BuildFailed
+    from skillsite.builder.pipeline import build as run_build
+    from skillsite.linter.checker import display_path
+    from skillsite.linter.rules import load_config
+
+    config = load_config(config_path)
+    try:
+        with _BuildProgress() as progress:
+            result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
+                               strict=strict, incremental=not clean, progress=progress)
+    except BuildFailed as failure:
+        _print_build_problems(failure.problems, corpus, quiet)
+        raise
+    _print_build_problems(result.problems, corpus, quiet)
+    cwd = Path.cwd()
+    formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
+    left_out = f", {len(result.excluded)} left out because of errors" if result.excluded else ""
+    click.echo(f"Built {display_path(result.dist, cwd)}/ in {result.seconds:.1f} s: "
+               f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
+               f"{result.rechecked} of {result.files} files checked"
+               f"{' (incremental)' if result.incremental else ''}.")
+    if verbose:
+        for phase, seconds in result.timings.items():
+            click.echo(f"  {phase:<34}{seconds:8.2f} s")
+
+
+def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:
+    """The lint report on standard error, paths relative to the current folder."""
+    from skillsite.linter.checker import display_path
+    from skillsite.report.text import TextReporter
+
+    cwd = Path.cwd()
+    shown = [Problem(display_path(corpus / p.path, cwd), p.line, p.column, p.rule,
+                     p.severity, p.message) for p in problems
+             if not quiet or p.severity == "error"]
+    if shown:
+        click.echo(TextReporter(rules={}).render_problems(shown), err=True)
+
+
+class _BuildProgress:
+    """A progress bar on standard error while files are checked, only on a terminal."""
+
+    def __enter__(self) -> Callable[[int, int], None]:
+        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        self.shown = False
+        return self.update
+
+    def update(self, done: int, total: int) -> None:
+        if not self.live or total < 200:
+            return
+        width = 30
+        filled = width * done // max(total, 1)
+        click.echo(f"\rchecking [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
+                   nl=False, err=True)
+        self.shown = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.shown:
+            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)

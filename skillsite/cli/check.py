@@ -1,0 +1,142 @@
+"""``skillsite check`` and ``skillsite rules``: lint a corpus, list the rules."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Callable
+
+import click
+
+from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
+
+FORMATS = ("auto", "text", "json", "github", "sarif")
+
+
+def _split(values: tuple[str, ...]) -> tuple[str, ...]:
+    """Accept both ``--select a --select b`` and ``--select a,b``."""
+    return tuple(v.strip() for value in values for v in value.split(",") if v.strip())
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
+@click.option("-f", "--format", "fmt", type=click.Choice(FORMATS), default="auto",
+              show_default=True,
+              help="Output format. 'auto' is 'github' inside GitHub Actions, else 'text'. "
+                   "Example: --format sarif")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the report to this file instead of standard output. "
+                   "Example: -o skillsite.sarif")
+@click.option("--strict", is_flag=True,
+              help="Exit 1 on warnings too, not only on errors.")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Configuration file (default: the nearest skillsite.toml, or "
+                   "pyproject.toml with [tool.skillsite]).")
+@click.option("--select", multiple=True, metavar="RULE[,RULE]",
+              help="Run only these rules. Example: --select name-format,broken-link")
+@click.option("--ignore", multiple=True, metavar="RULE[,RULE]",
+              help="Skip these rules. Example: --ignore body-too-long")
+@click.option("--exclude", multiple=True, metavar="GLOB",
+              help="Skip files and folders matching this glob (relative to each path, or a "
+                   "bare name). Example: --exclude 'drafts/*'")
+@click.option("--allow-field", multiple=True, metavar="FIELD",
+              help="Accept this extra front-matter field without an unknown-field warning. "
+                   "Example: --allow-field x-owner")
+@click.option("--max-file-size", type=click.IntRange(min=1), metavar="BYTES",
+              help="Size cap per file (default 1048576). Larger files are reported, not read.")
+@click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Worker processes. 0 picks automatically: one for small corpora, every "
+                   "core for large ones. Example: --jobs 2")
+@click.option("--changed-since", metavar="REF",
+              help="Report per-file problems only for skills changed since this git ref; "
+                   "corpus-wide rules (duplicate names, dependencies) still see every skill. "
+                   "Example: --changed-since origin/main")
+@click.option("--color/--no-color", default=None,
+              help="Color the text output (default: when writing to a terminal).")
+def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
+          config_path: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
+          exclude: tuple[str, ...], allow_field: tuple[str, ...], max_file_size: int | None,
+          jobs: int, changed_since: str | None, color: bool | None) -> None:
+    """Validate every skill under PATHS (default: the current folder).
+
+    Each file is checked against the JSON Schema for its format (schemas/) and the
+    semantic rules (`skillsite rules` lists them). Every problem names a file, a line, a
+    column, a rule ID and a severity:
+
+    \b
+      skills/pdf/SKILL.md:2:7: error name-format name 'PDF' is invalid: ...
+
+    \b
+    Examples:
+      skillsite check corpus
+      skillsite check --strict --format json > problems.json
+      skillsite check --changed-since origin/main --format github
+      skillsite check --ignore unknown-field --jobs 2 skills/
+
+    Exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error.
+    """
+    from skillsite.config import check_rule_ids
+    from skillsite.linter.checker import check as run_check
+    from skillsite.linter.rules import RULES, load_config
+    from skillsite.report import auto_format, render
+
+    config = load_config(config_path)
+    select, ignore = _split(select), _split(ignore)
+    check_rule_ids([*select, *ignore], "command line", RULES)
+    config = config.merged(select=select, ignore=config.ignore + ignore,
+                           exclude=config.exclude + exclude,
+                           allow_fields=config.allow_fields + allow_field,
+                           max_file_size=max_file_size)
+    only = None
+    if changed_since:
+        from skillsite.linter.gitdiff import changed_files
+        only = changed_files(changed_since, Path.cwd())
+    with _progress() as progress:
+        result = run_check(paths or (Path("."),), config=config, jobs=jobs, only=only,
+                           progress=progress)
+    fmt = auto_format(os.environ) if fmt == "auto" else fmt
+    use_color = color if color is not None else (output is None and sys.stdout.isatty())
+    report = render(fmt, result, rules=RULES, color=use_color and fmt in ("text", "github"))
+    if output:
+        output.write_text(report + "\n", encoding="utf-8")
+        click.echo(f"Wrote {fmt} report to {output}: {result.errors} errors, "
+                   f"{result.warnings} warnings.", err=True)
+    else:
+        click.echo(report)
+    failed = result.errors or (strict and result.warnings)
+    sys.exit(EXIT_PROBLEMS if failed else EXIT_CLEAN)
+
+
+class _progress:
+    """A progress counter on standard error, shown only on a terminal."""
+
+    def __enter__(self) -> Callable[[int], None]:
+        self.count = 0
+        self.live = sys.stderr.isatty() and not os.environ.get("CI")
+        return self.step
+
+    def step(self, n: int) -> None:
+        self.count += n
+        if self.live and self.count % 500 < n:
+            click.echo(f"\rchecked {self.count} files", nl=False, err=True)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.live and self.count >= 500:
+            click.echo("\r" + " " * 30 + "\r", nl=False, err=True)
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(("text", "markdown", "json")),
+              default="text", show_default=True,
+              help="'markdown' prints the rule reference page (docs/rules.md).")
+def rules(fmt: str) -> None:
+    """List every rule: its ID, default severity, scope and summary.
+
+    \b
+    Examples:
+      skillsite rules
+      skillsite rules --format markdown > docs/rules.md
+    """
+    from skillsite.report.rules_doc import rules_json, rules_markdown, rules_text
+
+    click.echo({"text": rules_text, "markdown": rules_markdown, "json": rules_json}[fmt]())

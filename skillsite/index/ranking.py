@@ -1,0 +1,129 @@
+"""Ranking above the index: field weights, then reranking.
+
+The engines pick candidates; this module orders them, from the candidates' own
+fields alone, so the order is the same whichever engine found them. Each signal
+scores in ``[0, 1]`` and is multiplied by its FORMATS.md §4 weight:
+
+- ``lexical``: description, headings and body together, a saturating term
+  frequency with BM25's length normalization (no IDF: a score that depends only on
+  the document and the query stays put when the candidate set changes a little);
+- ``name``: per query term, 1 for a name token equal to it, ½ for a name token it
+  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``);
+- ``title``, ``intent``, ``tag``, ``applies_to``, ``compatibility``: the share of
+  query terms found in that field;
+- ``graph``: the caller's 0..1 centrality of the skill.
+
+Each signal averages over the query's terms, so a skill that matches every term
+beats one that matches one term many times. The rerank step then scales the sum by
+how much of the query the skill covers, adds :data:`PHRASE_BONUS` when the query's
+terms appear in a row in the name, title or description, and
+:data:`EXACT_NAME_BONUS` when the query is the skill's name; ties go to the name
+that sorts first.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from skillsite.index.fields import WEIGHTS
+from skillsite.index.tokens import tokenize
+
+if TYPE_CHECKING:
+    from skillsite.models import IndexDoc
+
+
+PHRASE_BONUS = 1.0
+EXACT_NAME_BONUS = 3.0
+PREFIX_MIN_CHARS = 3
+
+_K1 = 1.2
+_B = 0.75
+_REFERENCE_LENGTH = 200  # terms; a typical description + body
+
+
+def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | None = None,
+         limit: int = 10) -> list[tuple[str, float]]:
+    """Return the best ``limit`` of ``docs`` for ``query`` as ``(name, score)`` pairs.
+
+    ``docs`` are the candidates (duplicates by name count once); a candidate that
+    shares no term with the query is left out. ``graph`` maps a skill name to its
+    0..1 centrality. The result is deterministic: equal scores sort by name.
+    """
+    sequence = tokenize(query)
+    terms = list(dict.fromkeys(sequence))
+    if not terms or limit <= 0:
+        return []
+    centrality = graph or {}
+    scored: dict[str, float] = {}
+    for doc in docs:
+        if doc.name not in scored:
+            score = _score(terms, sequence, doc, centrality.get(doc.name, 0.0))
+            if score is not None:
+                scored[doc.name] = score
+    ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
+    return ordered[:limit]
+
+
+def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
+           centrality: float) -> float | None:
+    """Return the reranked score of ``doc``, or ``None`` when no term matches."""
+    name = tokenize(doc.name)
+    title = tokenize(doc.title)
+    description = tokenize(doc.description)
+    lexical = description + _tokens(doc.headings) + tokenize(doc.body)
+    fields = {
+        "title": set(title),
+        "intent": set(_tokens(doc.intents)),
+        "tag": set(_tokens(doc.tags)),
+        "applies_to": set(_tokens(doc.applies_to)),
+        "compatibility": set(tokenize(doc.compatibility)),
+    }
+    name_hits = [_name_hit(term, name) for term in terms]
+    counts = Counter(lexical)
+    matched = {term for term, hit in zip(terms, name_hits) if hit}
+    matched.update(term for term in terms if counts[term])
+    for present in fields.values():
+        matched.update(term for term in terms if term in present)
+    if not matched:
+        return None
+    signals = {
+        "lexical": sum(_saturate(counts[term], len(lexical)) for term in terms) / len(terms),
+        "name": sum(name_hits) / len(terms),
+        "graph": min(max(float(centrality), 0.0), 1.0),
+    }
+    for signal, present in fields.items():
+        signals[signal] = sum(term in present for term in terms) / len(terms)
+    base = sum(WEIGHTS[signal] * value for signal, value in signals.items())
+    score = base * (0.5 + 0.5 * len(matched) / len(terms))
+    if len(sequence) > 1 and any(_contains(words, sequence)
+                                 for words in (name, title, description)):
+        score += PHRASE_BONUS
+    if sequence == name:
+        score += EXACT_NAME_BONUS
+    return round(score, 6)
+
+
+def _tokens(values: Sequence[str]) -> list[str]:
+    return [term for value in values for term in tokenize(value)]
+
+
+def _name_hit(term: str, name: list[str]) -> float:
+    if term in name:
+        return 1.0
+    if len(term) >= PREFIX_MIN_CHARS and any(token.startswith(term) for token in name):
+        return 0.5
+    return 0.0
+
+
+def _saturate(frequency: int, length: int) -> float:
+    """BM25's term-frequency curve, scaled to reach 1 as the frequency grows."""
+    if not frequency:
+        return 0.0
+    norm = _K1 * (1 - _B + _B * length / _REFERENCE_LENGTH)
+    return frequency / (frequency + norm)
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    width = len(phrase)
+    return any(words[start:start + width] == phrase for start in range(len(words) - width + 1))

@@ -1,0 +1,196 @@
+"""``skillsite check``: discover, parse and lint a corpus, in parallel when asked.
+
+Per-file work (reading, schema, document rules) runs in worker processes; the corpus
+rules (duplicate names, dependencies) run afterwards over small per-skill records.
+"""
+from __future__ import annotations
+
+import gc
+import os
+from collections import deque
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from itertools import chain, islice
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from skillsite.config import Config
+from skillsite.linter.discover import Flagged, discover
+from skillsite.linter.lint import lint_document, make_problem
+from skillsite.linter.parse import read
+from skillsite.linter.rules import CORPUS, RULES
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.corpus import SkillRecord, record_of
+from skillsite.models import CheckResult, Document, Problem, Source
+
+#: Below this many files one process is faster than starting workers.
+PARALLEL_THRESHOLD = 300
+_CHUNK = 200
+
+
+@dataclass(frozen=True)
+class FileResult:
+    path: str
+    problems: list[Problem]
+    record: SkillRecord | None
+    is_skill: bool
+    #: What ``extract`` made of the document (the build's SkillEntry), if asked.
+    extracted: Any = None
+
+
+Extract = Callable[[Document], Any]
+#: Applied in the worker to each file's result before it is sent back, so that only
+#: what the caller keeps crosses the process boundary.
+Finish = Callable[[Source, "FileResult | None"], Any]
+
+
+def display_path(path: Path, base: Path) -> str:
+    """``path`` relative to ``base`` when under it, with ``/`` separators."""
+    absolute = str(path) if os.path.isabs(path) else os.path.abspath(path)
+    prefix = os.path.join(str(base), "")
+    if absolute.startswith(prefix):
+        absolute = absolute[len(prefix):]
+    return absolute.replace(os.sep, "/")
+
+
+def check_file(source: Source, ctx: Context, base: Path,
+               extract: Extract | None = None) -> FileResult | None:
+    """Read and lint one file; None when a Markdown page is not a skill.
+
+    ``extract``, when given, is applied to every document that parsed into a mapping and
+    its result is kept on the :class:`FileResult`.
+    """
+    path = display_path(source.path, base)
+    try:
+        doc = read(source, max_size=ctx.config.max_file_size)
+        if doc is None:
+            return None
+        problems = lint_document(doc, ctx, path)
+        record = record_of(doc, path) if doc.data is not None else None
+        extracted = extract(doc) if extract and doc.data is not None else None
+        return FileResult(path, problems, record, doc.data is not None, extracted)
+    except Exception as exc:  # one bad file never stops the corpus
+        problem = make_problem(ctx, "internal-error", path, (1, 1),
+                               f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
+                               "please report this")
+        return FileResult(path, [problem] if problem else [], None, False)
+
+
+_worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None
+
+
+def _init_worker(ctx: Context, base: Path, extract: Extract | None,
+                 finish: Finish | None) -> None:
+    global _worker_state
+    _worker_state = (ctx, base, extract, finish)
+    # A forked worker inherits its parent's objects and garbage-collector switch (a build
+    # turns it off): collect again, but never walk the inherited objects.
+    gc.freeze()
+    gc.enable()
+
+
+def _check_one(source: Source, ctx: Context, base: Path, extract: Extract | None,
+               finish: Finish | None) -> Any:
+    result = check_file(source, ctx, base, extract)
+    return finish(source, result) if finish else result
+
+
+def _check_chunk(sources: list[Source]) -> list[Any]:
+    assert _worker_state is not None
+    return [_check_one(source, *_worker_state) for source in sources]
+
+
+def _chunks(items: Iterable[Source]) -> Iterator[list[Source]]:
+    iterator = iter(items)
+    while chunk := list(islice(iterator, _CHUNK)):
+        yield chunk
+
+
+def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int | None,
+                progress: Callable[[int], None] = lambda n: None,
+                extract: Extract | None = None, finish: Finish | None = None) -> Iterator[Any]:
+    """:func:`check_file` over ``sources``, in order, on ``jobs`` processes; each result
+    passed through ``finish(source, result)`` when given.
+
+    ``jobs`` None or 0 means automatic: one process for a small corpus, every core for a
+    large one. Workers start on the first chunks while ``sources`` (a discovery walk) is
+    still being read, so the walk overlaps with the checking.
+    """
+    iterator = iter(sources)
+    head = list(islice(iterator, PARALLEL_THRESHOLD))
+    small = len(head) < PARALLEL_THRESHOLD
+    workers = max(jobs or (1 if small else os.cpu_count() or 1), 1)
+    if workers == 1 or small:
+        for source in chain(head, iterator):
+            yield _check_one(source, ctx, base, extract, finish)
+            progress(1)
+        return
+    with ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
+                             initargs=(ctx, base, extract, finish)) as pool:
+        pending: deque[Future[list[Any]]] = deque()
+        for chunk in _chunks(chain(head, iterator)):
+            pending.append(pool.submit(_check_chunk, chunk))
+            while pending and (pending[0].done() or len(pending) > 4 * workers):
+                yield from _collect(pending.popleft(), progress)
+        while pending:
+            yield from _collect(pending.popleft(), progress)
+
+
+def _collect(future: Future[list[Any]], progress: Callable[[int], None]) -> list[Any]:
+    results = future.result()
+    progress(len(results))
+    return results
+
+
+def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
+          jobs: int | None = None, only: set[Path] | None = None, base: Path | None = None,
+          progress: Callable[[int], None] = lambda n: None) -> CheckResult:
+    """Check every skill under ``paths``.
+
+    ``only``, when given, limits per-file problems to those absolute paths (and skills
+    whose folder holds one of them); corpus-wide rules still see every skill.
+    """
+    ctx = Context(config or Config())
+    base = Path(os.path.abspath(base or Path.cwd()))
+    flagged: list[Flagged] = []
+    sources = discover([Path(p) for p in paths], exclude=ctx.config.exclude, flagged=flagged)
+    problems: list[Problem] = []
+    records: list[SkillRecord] = []
+    files = skills = 0
+    for result in check_files(sources, ctx, base, jobs, progress):
+        if result is None:
+            continue
+        files += 1
+        skills += result.is_skill
+        if result.record:
+            records.append(result.record)
+        if only is None or _selected(result.path, base, only):
+            problems += result.problems
+    for flag in flagged:
+        path = display_path(flag.path, base)
+        if only is None or _selected(path, base, only):
+            problem = make_problem(ctx, flag.issue.rule, path,
+                                   (flag.issue.line, flag.issue.column), flag.issue.message)
+            problems += [problem] if problem else []
+            files += 1
+    problems += corpus_problems(records, ctx)
+    return CheckResult(sorted(problems), files, skills)
+
+
+def _selected(path: str, base: Path, only: set[Path]) -> bool:
+    absolute = Path(os.path.abspath(base / path))
+    return absolute in only or any(changed.is_relative_to(absolute.parent)
+                                   for changed in only if absolute.name == "SKILL.md")
+
+
+def corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
+    found: list[Problem] = []
+    for rule in RULES.values():
+        if rule.scope != CORPUS or rule.check is None or not ctx.config.enabled(rule.id):
+            continue
+        for path, where, message in rule.check(records, ctx):
+            problem = make_problem(ctx, rule.id, path, where, message)
+            if problem:
+                found.append(problem)
+    return found

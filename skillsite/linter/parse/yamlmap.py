@@ -1,0 +1,179 @@
+"""YAML to plain values plus a source map, through the composed node tree.
+
+Scalars are resolved the YAML 1.2 way (only ``true``/``false`` are booleans, no dates).
+Where a YAML 1.1 loader would read a plain scalar differently (``yes``, ``on``,
+``2024-01-01``, ``010``, ``1:30``) the value stays a string and a ``yaml-implicit-type``
+warning says so: the surprise is made explicit, never silent.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from skillsite.linter.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
+from skillsite.linter.pointer import child as pointer_child
+from skillsite.models import Issue, Position
+
+_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# The C composer recurses on the C stack and crashes on very deep input; past this rough
+# bound we compose in Python, where depth raises RecursionError instead.
+_C_SAFE_NESTING = 200
+_LEADING = re.compile(r"^[ \-?]*", re.MULTILINE)
+_CORE_INT = re.compile(r"[-+]?(0|[1-9][0-9]*)$")
+_CORE_HEX = re.compile(r"0x[0-9a-fA-F]+$")
+_CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$")
+_SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
+                   ".nan": float("nan")}
+_TAG = "tag:yaml.org,2002:"
+
+
+class _TooComplex(Exception):
+    pass
+
+
+@dataclass
+class Loaded:
+    data: Any = None
+    positions: dict[str, Position] = field(default_factory=dict)
+    key_positions: dict[str, Position] = field(default_factory=dict)
+    issues: list[Issue] = field(default_factory=list)
+
+
+def load(text: str, *, first_line: int = 1) -> Loaded:
+    """Parse ``text`` (which starts on line ``first_line`` of its file)."""
+    out = Loaded()
+    if len(text) > MAX_FRONT_MATTER:
+        out.issues.append(Issue("too-complex", first_line, 1,
+                                f"front matter is {len(text)} characters, over the "
+                                f"{MAX_FRONT_MATTER} limit; move long content into the body"))
+        return out
+    try:
+        root = _compose(text)
+    except yaml.MarkedYAMLError as exc:
+        out.issues.append(_syntax_issue(exc, text, first_line))
+        return out
+    except yaml.YAMLError as exc:
+        out.issues.append(Issue("yaml-syntax", first_line, 1, f"invalid YAML: {exc}"))
+        return out
+    except RecursionError:
+        out.issues.append(Issue("too-complex", first_line, 1,
+                                f"front matter nests deeper than {MAX_DEPTH} levels"))
+        return out
+    if root is None:
+        out.data = {}
+        return out
+    walker = _Walker(out, first_line)
+    try:
+        out.data = walker.value(root, "", 0)
+    except _TooComplex as exc:
+        out.data = None
+        out.issues.append(Issue("too-complex", first_line, 1, str(exc)))
+    return out
+
+
+def _compose(text: str) -> yaml.Node | None:
+    bound = text.count("[") + text.count("{")
+    bound += max((len(m) for m in _LEADING.findall(text)), default=0)
+    loader = _FAST_LOADER if bound <= _C_SAFE_NESTING else yaml.SafeLoader
+    return yaml.compose(text, Loader=loader)
+
+
+def _syntax_issue(exc: yaml.MarkedYAMLError, text: str, first_line: int) -> Issue:
+    mark = exc.problem_mark or exc.context_mark
+    line, column = (mark.line, mark.column) if mark else (0, 0)
+    message = f"invalid YAML: {exc.problem or exc.context}"
+    lines = text.split("\n")
+    if 0 <= line < len(lines) and "\t" in lines[line]:
+        message += "; YAML does not allow tabs for indentation, use spaces"
+    elif exc.context:
+        message += f" ({exc.context})"
+    return Issue("yaml-syntax", line + first_line, column + 1, message)
+
+
+class _Walker:
+    def __init__(self, out: Loaded, first_line: int) -> None:
+        self.out = out
+        self.offset = first_line
+        self.count = 0
+
+    def at(self, node: yaml.Node) -> Position:
+        return (node.start_mark.line + self.offset, node.start_mark.column + 1)
+
+    def value(self, node: yaml.Node, pointer: str, depth: int) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise _TooComplex(f"front matter expands to more than {MAX_NODES} values "
+                              "(an alias bomb?); remove the repeated aliases")
+        if depth > MAX_DEPTH:
+            raise _TooComplex(f"front matter nests deeper than {MAX_DEPTH} levels")
+        self.out.positions[pointer] = self.at(node)
+        if isinstance(node, yaml.MappingNode):
+            return self.mapping(node, pointer, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.value(item, f"{pointer}/{i}", depth + 1)
+                    for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
+        return self.scalar(node)
+
+    def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        first_seen: dict[str, Position] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.out.issues.append(Issue("yaml-syntax", *self.at(key_node),
+                                             "a mapping key must be a plain string"))
+                continue
+            key = str(key_node.value)
+            self.scalar(key_node)  # warns on keys too: "on:" is True to a YAML 1.1 loader
+            child = pointer_child(pointer, key)
+            if key in first_seen:
+                self.out.issues.append(Issue(
+                    "duplicate-key", *self.at(key_node),
+                    f"key {key!r} is repeated (first on line {first_seen[key][0]}); "
+                    "loaders disagree on which value wins, so keep only one"))
+            first_seen[key] = self.at(key_node)
+            self.out.key_positions[child] = self.at(key_node)
+            result[key] = self.value(value_node, child, depth + 1)
+        return result
+
+    def scalar(self, node: yaml.ScalarNode) -> Any:
+        text = node.value
+        if node.style not in (None, "") or not node.tag.startswith(_TAG):
+            return text
+        kind = node.tag[len(_TAG):]
+        if kind == "str":
+            return text
+        if kind == "null":
+            return None
+        if kind == "bool" and text.lower() in ("true", "false"):
+            return text.lower() == "true"
+        if kind == "int" and _CORE_INT.match(text):
+            return _decimal(text)
+        if kind == "int" and _CORE_HEX.match(text):
+            return int(text, 16)
+        if kind == "float" and _CORE_FLOAT.match(text):
+            return float(text)
+        if kind == "float" and text.lower() in _SPECIAL_FLOATS:
+            return _SPECIAL_FLOATS[text.lower()]
+        self.surprise(node, kind)
+        return text
+
+    def surprise(self, node: yaml.ScalarNode, kind: str) -> None:
+        reading = {"bool": "a boolean", "timestamp": "a date", "int": "a number",
+                   "float": "a number"}.get(kind, kind)
+        self.out.issues.append(Issue(
+            "yaml-implicit-type", *self.at(node),
+            f"loaders disagree on {node.value!r}: YAML 1.1 reads it as {reading}, YAML 1.2 "
+            f"does not; skillsite keeps the text. Quote it (\"{node.value}\") so every "
+            "loader reads the same value"))
+
+
+def _decimal(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past Python's int_max_str_digits, a guard against slow parsing
+        raise _TooComplex(f"front matter holds a number of {len(text)} digits; "
+                          "quote it if it is meant as text") from None

@@ -1,0 +1,124 @@
+"""Rules about which fields a document has and what they hold."""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from skillsite.linter.pointer import child
+from skillsite.linter.rules.context import Context, dialect
+from skillsite.linter.rules.registry import Finding, rule
+from skillsite.linter.schema import load_schema
+from skillsite.models import Document
+
+
+def known_fields(kind: str) -> frozenset[str]:
+    """The top-level fields a format's schema describes."""
+    return frozenset(load_schema(kind).get("properties", {}))
+
+
+@rule("unknown-field", "warning")
+def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A top-level field that neither the format nor a known dialect defines.
+
+    The Agent Skills specification lists six fields and is silent on others, and real
+    corpora use many more, so this is a warning, never an error. Known dialect fields are
+    accepted: Claude Code (``argument-hint``, ``disable-model-invocation``,
+    ``user-invocable``, ``model``, ``when_to_use``, ...), oxo-flow and ongrid (``version``,
+    ``activation``, ``tools``, ``config_section``) and Mini-A. The schemas in ``schemas/``
+    list them all. Accept your own with ``allow-fields = ["x-owner"]``. A ``$schema`` key,
+    which points editors at a schema, is always accepted.
+    """
+    known = known_fields(doc.source.kind)
+    for key in doc.data or {}:
+        if key not in known and key not in ctx.config.allow_fields and key != "$schema":
+            yield doc.key_where(child("", key)), (f"unknown field {key!r}; if it is intended, add it "
+                                           "to allow-fields in the configuration")
+
+
+@rule("metadata-value-type", "warning", formats=("skill-md",))
+def metadata_value_type(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    ``metadata`` should map string keys to string values (Agent Skills specification).
+
+    Numbers and booleans are coerced by most loaders, so this is a warning. An
+    ongrid-native ``SKILL.md`` nests maps in ``metadata`` by design and is exempt.
+
+    Failing example::
+
+        metadata:
+          version: 1.0
+
+    Passing example::
+
+        metadata:
+          version: "1.0"
+    """
+    metadata = (doc.data or {}).get("metadata")
+    if not isinstance(metadata, dict) or dialect(doc) == "ongrid":
+        return
+    for key, value in metadata.items():
+        if not isinstance(value, str):
+            yield f"/metadata/{key}", (f"metadata value {key!r} should be a string, not "
+                                       f"{type(value).__name__}; quote it")
+
+
+_TOKEN_PATTERNS = [
+    (re.compile(r"\bsk-(?:live-|proj-|ant-)?[A-Za-z0-9_-]{20,}"), "an API secret key"),
+    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"), "a GitHub token"),
+    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{30,}"), "a GitHub token"),
+    (re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"), "a Slack token"),
+    (re.compile(r"\bAKIA[0-9A-Z]{16}\b"), "an AWS access key"),
+    (re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), "a Google API key"),
+    (re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----"), "a private key"),
+    (re.compile(r"://[^/\s:@]+:[^/\s@]+@"), "a password in a URL"),
+    (re.compile(r"[?&](?:access_token|api_key|apikey|token|secret|password|key)=[^&\s]+",
+                re.IGNORECASE), "a credential in a URL query"),
+]
+# One pass over each value instead of one per pattern; the group name says which matched.
+_ANY_TOKEN = re.compile("|".join(f"(?P<p{i}>{pattern.pattern})" if not pattern.flags & re.I
+                                 else f"(?P<p{i}>(?i:{pattern.pattern}))"
+                                 for i, (pattern, _) in enumerate(_TOKEN_PATTERNS)))
+# Every pattern above contains one of these; values without any skip the regex (10x cheaper).
+_MARKERS = ("sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "PRIVATE KEY", "@", "?", "&")
+_SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
+                          r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
+_ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
+
+
+@rule("embedded-credential", "error")
+def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A token, key or password written into a manifest or front matter.
+
+    oxo-flow's documentation says tokens never belong in a manifest: they come from the
+    environment. skillsite looks for well-known token shapes (GitHub, Slack, AWS, Google,
+    ``sk-`` keys, private keys), passwords in URLs (``https://user:pass@host``), credentials
+    in URL queries (``?token=...``) and secret-named fields (``api_key``, ``password``,
+    ``token``) holding a literal value. An environment reference such as ``${API_TOKEN}``
+    is fine. The Markdown body is not scanned.
+
+    Failing example::
+
+        requires = ["https://bot:hunter2@tools.example.com/mcp"]
+    """
+    for pointer, key, value in _strings(doc.data or {}, ""):
+        found = _ANY_TOKEN.search(value) if any(m in value for m in _MARKERS) else None
+        if found:
+            what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
+            yield pointer, f"value looks like {what}; load secrets from the environment"
+        else:
+            if key and _SECRET_KEYS.match(key) and value and not _ENV_REFERENCE.match(value):
+                yield pointer, (f"field {key!r} holds a literal secret; reference an "
+                                "environment variable instead")
+
+
+def _strings(value: Any, pointer: str, key: str = "") -> Iterator[tuple[str, str, str]]:
+    if isinstance(value, str):
+        yield pointer, key, value
+    elif isinstance(value, dict):
+        for child_key, value_ in value.items():
+            yield from _strings(value_, child(pointer, child_key), str(child_key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, f"{pointer}/{index}", key)

@@ -1,0 +1,61 @@
+"""Validate documents against the JSON Schemas in ``schemas/``.
+
+The schemas are standard draft-07; jsonschema-rs runs them (about 40x faster than the
+pure-Python validator, measured in ``bench/``). A subschema may name the rule its failures
+belong to with ``x-skillsite-rule``; otherwise the failing keyword picks the rule.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterator
+
+import jsonschema_rs
+
+from skillsite.linter.pointer import child
+
+SCHEMA_DIR = Path(__file__).parent.parent / "schemas"
+SCHEMA_FILES = {
+    "skill-md": "skill-md.schema.json",
+    "skill-toml": "skill-toml.schema.json",
+    "skill-json": "skill-json.schema.json",
+    "virtual": "virtual-skill.schema.json",
+}
+_BY_KEYWORD = {"required": "required-field", "type": "field-type", "enum": "invalid-value",
+               "const": "invalid-value"}
+
+
+@lru_cache(maxsize=None)
+def load_schema(kind: str) -> dict[str, Any]:
+    return json.loads((SCHEMA_DIR / SCHEMA_FILES[kind]).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=None)
+def _validator(kind: str) -> Any:
+    return jsonschema_rs.validator_for(load_schema(kind))
+
+
+def violations(kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
+    """Yield ``(rule, pointer, message)`` for each way ``data`` breaks its schema."""
+    validator = _validator(kind)
+    if validator.is_valid(data):
+        return
+    schema = load_schema(kind)
+    for error in validator.iter_errors(data):
+        path = list(error.schema_path)
+        keyword = str(path[-1]) if path else ""
+        pointer = "".join(child("", p) for p in error.instance_path)
+        if keyword == "required":
+            pointer = child(pointer, error.kind.property)
+        yield _rule_for(schema, path, keyword), pointer, error.message
+
+
+def _rule_for(schema: dict[str, Any], path: list[Any], keyword: str) -> str:
+    node: Any = schema
+    for step in path[:-1]:
+        node = node[step] if isinstance(node, (dict, list)) else None
+    note = node.get("x-skillsite-rule") if isinstance(node, dict) else None
+    if isinstance(note, dict):
+        note = note.get(keyword)
+    return note or _BY_KEYWORD.get(keyword, "schema-violation")

@@ -1,0 +1,217 @@
+"""The content store, ``content/``: each skill's sections, metadata and files.
+
+SQLite files keyed by skill name, so a reader in a fresh process fetches one skill with
+one indexed lookup instead of loading the catalog, and never parses Markdown. The store
+is split into :data:`SHARDS` files (``content/07.sqlite``; the shard is fixed by the
+name's hash, see :func:`shard_of`) so an incremental build copies and rewrites only the
+shards whose skills changed, not the whole store.
+
+Tables, the same in every shard:
+
+- ``skills(name, path, format, sha256, title, description, meta, body, sections, files)``,
+  one row per skill:
+
+  - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
+    ``applies_to``, ``compatibility``, ``headings``, ``links`` and the skill's own
+    fields (``metadata``);
+  - ``body`` is the text of every section, joined by a blank line;
+  - ``sections`` is JSON, one ``[heading, level, start_line, end_line, offset, length]``
+    per section, where ``body[offset:offset + length]`` is the section's text and the
+    line numbers are lines of the skill's file (of the generated body for
+    ``.skill.toml`` and ``skill.json``);
+  - ``files`` is a JSON list of the supporting files, relative to the corpus root.
+
+- ``info(key, value)``: ``format_version``.
+
+One row per skill, with the body stored once and sections as offsets into it, makes a
+build insert one row per skill instead of one per section: five times faster to write,
+and a third smaller.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import sqlite3
+from pathlib import Path
+from typing import Any, Iterator
+
+from skillsite.models import SECTION_SEPARATOR, IndexDoc, Section, SkillEntry
+from skillsite.store.catalog import catalog_entry
+
+CONTENT_VERSION = 2
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS skills (
+    name TEXT PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, sha256 TEXT NOT NULL,
+    title TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL, body TEXT NOT NULL,
+    sections TEXT NOT NULL, files TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+_COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files"
+
+
+def meta_of(entry: SkillEntry) -> dict[str, Any]:
+    return {**catalog_entry(entry), "title": entry.title, "intents": list(entry.intents),
+            "applies_to": list(entry.applies_to), "compatibility": entry.compatibility,
+            "headings": list(entry.headings), "links": list(entry.links),
+            "metadata": entry.metadata}
+
+
+SHARDS = 64
+#: Skills buffered before a batch write: bounds the writer's memory at any corpus size.
+FLUSH_EVERY = 2000
+
+#: One skill's row of the ``skills`` table.
+ContentRow = tuple[str, str, str, str, str, str, str, str, str, str]
+
+
+def row_of(entry: SkillEntry) -> ContentRow:
+    """What the store holds of ``entry``, as a row ready to insert (made in workers)."""
+    spans = []
+    offset = 0
+    for s in entry.sections:
+        spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
+        offset += len(s.text) + len(SECTION_SEPARATOR)
+    return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
+            entry.description, _json(meta_of(entry)), entry.body, _json(spans),
+            _json(list(entry.files)))
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def shard_of(name: str) -> str:
+    """The shard file that holds skill ``name``: stable across builds and machines."""
+    number = int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:2], "big")
+    return f"{number % SHARDS:02d}.sqlite"
+
+
+class ContentStore:
+    """Read or write the store in ``folder``. Use as a context manager; writes commit on
+    exit. A shard that is a hard link (to the previous build) is copied before its first
+    write, so the previous build never changes."""
+
+    def __init__(self, folder: Path, *, write: bool = False) -> None:
+        self.folder = folder
+        self.write = write
+        self.open_shards: dict[str, sqlite3.Connection] = {}
+        self.pending: dict[str, list[ContentRow]] = {}
+        self.pending_skills = 0
+        if write:
+            folder.mkdir(parents=True, exist_ok=True)
+
+    def _shard(self, name: str) -> sqlite3.Connection | None:
+        return self._connect(shard_of(name))
+
+    def _connect(self, shard: str) -> sqlite3.Connection | None:
+        if shard in self.open_shards:
+            return self.open_shards[shard]
+        path = self.folder / shard
+        if not self.write:
+            if not path.is_file():
+                return None
+            db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+        else:
+            _unshare(path)
+            db = sqlite3.connect(path, isolation_level=None)
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
+            db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
+                       (str(CONTENT_VERSION),))
+            db.execute("BEGIN")
+        self.open_shards[shard] = db
+        return db
+
+    def __enter__(self) -> ContentStore:
+        return self
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        if self.write and kind is None:
+            self._flush()
+        for db in self.open_shards.values():
+            if self.write:
+                db.execute("COMMIT" if kind is None else "ROLLBACK")
+            db.close()
+        self.open_shards.clear()
+
+    def put(self, entry: SkillEntry) -> None:
+        """Add a skill that is not in the store (delete an older version first)."""
+        self.put_row(row_of(entry))
+
+    def put_row(self, row: ContentRow) -> None:
+        """Add a skill from its :func:`row_of`. Rows are written in batches per shard,
+        at the latest when the store closes."""
+        self.pending.setdefault(shard_of(row[0]), []).append(row)
+        self.pending_skills += 1
+        if self.pending_skills >= FLUSH_EVERY:
+            self._flush()
+
+    def _flush(self) -> None:
+        for shard, rows in sorted(self.pending.items()):
+            db = self._connect(shard)
+            assert db is not None
+            db.executemany(f"INSERT INTO skills ({_COLUMNS}) VALUES "
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.pending.clear()
+        self.pending_skills = 0
+
+    def delete(self, name: str) -> None:
+        self._flush()  # a pending put of ``name`` must go too
+        db = self._shard(name)
+        assert db is not None
+        db.execute("DELETE FROM skills WHERE name = ?", (name,))
+
+    def _shards(self) -> list[sqlite3.Connection]:
+        shards = sorted(p.name for p in self.folder.glob("*.sqlite"))
+        return [db for shard in shards if (db := self._connect(shard)) is not None]
+
+    def names(self) -> list[str]:
+        return sorted(row[0] for db in self._shards()
+                      for row in db.execute("SELECT name FROM skills"))
+
+    def _rows(self, name: str, query: str) -> list[tuple[Any, ...]]:
+        db = self._shard(name)
+        return db.execute(query, (name,)).fetchall() if db is not None else []
+
+    def meta(self, name: str) -> dict[str, Any] | None:
+        rows = self._rows(name, "SELECT meta FROM skills WHERE name = ?")
+        return json.loads(rows[0][0]) if rows else None
+
+    def sections(self, name: str) -> list[Section]:
+        rows = self._rows(name, "SELECT body, sections FROM skills WHERE name = ?")
+        if not rows:
+            return []
+        body, spans = rows[0]
+        return [Section(heading, level, start, end, body[offset:offset + length])
+                for heading, level, start, end, offset, length in json.loads(spans)]
+
+    def files(self, name: str) -> list[str]:
+        rows = self._rows(name, "SELECT files FROM skills WHERE name = ?")
+        return list(json.loads(rows[0][0])) if rows else []
+
+    def index_doc(self, name: str) -> IndexDoc | None:
+        """What the search index holds of ``name``, for ranking its candidates."""
+        rows = self._rows(name, "SELECT meta, body FROM skills WHERE name = ?")
+        if not rows:
+            return None
+        meta = json.loads(rows[0][0])
+        return IndexDoc(name=name, title=meta["title"], description=meta["description"],
+                        tags=tuple(meta["tags"]), intents=tuple(meta["intents"]),
+                        applies_to=tuple(meta["applies_to"]),
+                        compatibility=meta["compatibility"], headings=tuple(meta["headings"]),
+                        body=rows[0][1])
+
+    def dump(self) -> Iterator[tuple[Any, ...]]:
+        """Every row in a stable order: two stores with equal dumps hold the same content."""
+        rows = [row for db in self._shards()
+                for row in db.execute(f"SELECT {_COLUMNS} FROM skills")]
+        yield from sorted(rows)
+
+
+def _unshare(path: Path) -> None:
+    """Give ``path`` its own copy if it is hard-linked to another file."""
+    if path.is_file() and path.stat().st_nlink > 1:
+        private = path.with_suffix(".tmp")
+        shutil.copyfile(path, private)
+        os.replace(private, path)

@@ -1,0 +1,94 @@
+"""``manifest.json``: what a ``dist/`` holds, and the sha256 of every other file in it.
+
+The build writes it last; a reader checks ``artifact_version`` (another major is refused)
+and the checksums before it trusts a file.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, Iterable
+
+MANIFEST = "manifest.json"
+ARTIFACT_VERSION = "2.0"
+
+
+def fsync_file(path: Path) -> None:
+    with open(path, "rb") as handle:
+        os.fsync(handle.fileno())
+
+
+def file_checksums(folder: Path, previous: Path | None = None, *,
+                   only: tuple[str, ...] = (), skip: Iterable[str] = (),
+                   sync: bool = False) -> dict[str, str]:
+    """sha256 of every file under ``folder`` but the manifest, by relative path.
+
+    ``only`` limits it to these top-level entries, ``skip`` leaves these relative paths
+    out, and ``sync`` also flushes each file that is not a hard link to the disk.
+    A file that is a hard link to the same file in ``previous`` (an earlier dist) is the
+    same bytes, so its checksum is taken from that dist's manifest instead of re-read.
+    """
+    known = (read_manifest(previous) or {}).get("files", {}) if previous else {}
+    old_root = previous or folder  # only used when ``known`` has entries
+    tops = [folder / name for name in only] if only else [folder]
+    found = (p for top in tops for p in ([top, *top.rglob("*")] if top.is_dir() else [top]))
+    leave_out = {MANIFEST, *skip}
+    sums = {}
+    for path in sorted(p for p in found if p.is_file()):
+        relative = path.relative_to(folder).as_posix()
+        if relative in leave_out:
+            continue
+        if relative in known and _same_file(path, old_root / relative):
+            sums[relative] = known[relative]
+            continue
+        sums[relative] = _sha256(path)
+        if sync and path.stat().st_nlink == 1:
+            fsync_file(path)
+    return sums
+
+
+def checksums_in_background(folder: Path, only: tuple[str, ...],
+                            previous: Path | None = None) -> Future[dict[str, str]]:
+    """:func:`file_checksums` of finished parts of a build (``sync`` on), on a thread:
+    hashing releases the GIL, so the large content store and index are read while the
+    build writes its other files."""
+    pool = ThreadPoolExecutor(1, thread_name_prefix="skillsite-checksums")
+    future = pool.submit(file_checksums, folder, previous, only=only, sync=True)
+    pool.shutdown(wait=False)
+    return future
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def write_manifest(folder: Path, fields: dict[str, Any], previous: Path | None = None,
+                   known: dict[str, str] | None = None) -> None:
+    """The manifest of ``folder``; ``known`` are checksums already taken."""
+    known = known or {}
+    files = {**file_checksums(folder, previous, skip=known), **known}
+    manifest = {"artifact_version": ARTIFACT_VERSION, **fields, "files": dict(sorted(files.items()))}
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n",
+                                   encoding="utf-8")
+
+
+def read_manifest(dist: Path) -> dict[str, Any] | None:
+    try:
+        manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
