@@ -1,9 +1,6 @@
-"""The incremental build's memory: what each file produced, and what that depended on.
-
-A cached result is reused only while the file's size, mtime and inode are unchanged (or,
-when they changed, its bytes are not) and every folder it depended on (its skill folder,
-the folders of its link targets) has the same mtime; everything else is checked again.
-The discovery walk's folder listings are kept too, so unchanged folders are not listed.
+"""The incremental build's memory, on disk: every file's record (:mod:`skillsite.builder.records`)
+and the discovery walk's folder listings, so unchanged files are not checked and unchanged
+folders are not listed again.
 
 The cache lives in ``dist/build-cache/`` so it always matches the artifacts beside it, and
 deleting it just makes the next build clean: ``head.bin`` (format, configuration, what
@@ -20,245 +17,22 @@ from __future__ import annotations
 
 import hashlib
 import marshal
-import os
-import stat
-import time
 import zlib
 from array import array
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Container, Iterable, Mapping, NamedTuple
+from typing import Any, Callable, Container, Iterable, Mapping
 
-from skillsite import __version__
 from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
-from skillsite.builder.entries import entry_of, index_doc, skill_folder
-from skillsite.config import Config
-from skillsite.index.fields import field_texts
-from skillsite.linter.checker import FileResult, display_path
-from skillsite.linter.discover import Listing, racy
-from skillsite.linter.schema import SCHEMA_DIR
-from skillsite.models import Document, Problem, SkillEntry, Source
-from skillsite.store.catalog import catalog_entry, record_json
-from skillsite.store.content import ContentRow, row_of
+from skillsite.builder.records import CACHE_VERSION, Cached
+from skillsite.linter.listings import Listing
 
 CACHE_DIR = "build-cache"
-CACHE_VERSION = 9
 STATS_FILE = "stats.bin"
 LISTINGS_FILE = "listings-{:02d}.bin"
 #: The cache is split by path so an incremental build rewrites only the parts that changed.
 CACHE_SHARDS = 16
-
-Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
-
-
-class Cached(NamedTuple):
-    """One file's result, as stored: enough to rebuild the catalog and graph without it.
-    (A tuple: an incremental build loads 100k of them.)"""
-
-    stat: list[int]
-    problems: list[list[Any]]
-    #: The file's :class:`~skillsite.linter.rules.corpus.SkillRecord`, as a plain tuple.
-    record: tuple[Any, ...] | None
-    is_skill: bool
-    deps: list[Dependency] = []
-    #: The skill's name and format when the file makes a catalog entry, else None.
-    name: str | None = None
-    format: str | None = None
-    #: What the graph needs besides name, format and path: (tags, depends_on, links).
-    graph: tuple[list[str], list[str], list[str]] | None = None
-    fingerprint: str | None = None
-    #: False for a Markdown page that turned out not to be a skill.
-    found: bool = True
-    #: The catalog record as compact JSON, so the catalog file is joined, not re-encoded.
-    catalog_json: str | None = None
-    #: Of the file's bytes, when it parsed: a changed stat with the same bytes is no change.
-    sha256: str | None = None
-
-    def graph_input(self, path: str) -> dict[str, Any]:
-        """The skill's input to :func:`skillsite.builder.graph.build_graph`."""
-        assert self.graph is not None
-        tags, depends_on, links = self.graph
-        return {"name": self.name, "format": self.format, "path": path, "tags": tags,
-                "depends_on": depends_on, "links": links}
-
-
-def fingerprint_config(config: Config, backend: str) -> str:
-    """Changes to any of these invalidate every cached result."""
-    schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
-    blob = repr((__version__, CACHE_VERSION, config, backend, schemas)).encode()
-    return hashlib.sha256(blob).hexdigest()
-
-
-def stat_key(path: Path | str) -> list[int]:
-    """(size, mtime, inode) of a file; all zero when its mtime is too recent to trust
-    (see :func:`~skillsite.linter.discover.racy`), so that the next build compares its bytes."""
-    info = os.stat(path)
-    if racy(info.st_mtime_ns, time.time_ns()):
-        return [0, 0, 0]
-    return [info.st_size, info.st_mtime_ns, info.st_ino]
-
-
-def dependency_state(folder: str, mtimes: dict[str, int] | None = None) -> Any:
-    """What a dependency (a folder) looks like now: its mtime, or the hash of its
-    entries' names while the mtime is too recent to trust; None if it does not exist.
-    ``mtimes`` are folders' mtimes the discovery walk has just read."""
-    mtime = mtimes.get(folder) if mtimes else None
-    if mtime is None:
-        try:
-            info = os.stat(folder)
-        except OSError:
-            return None
-        if not stat.S_ISDIR(info.st_mode):
-            return True
-        mtime = info.st_mtime_ns
-    if racy(mtime, time.time_ns()):
-        return ["names", _names_hash(folder)]
-    return mtime
-
-
-def _names_hash(folder: str) -> str:
-    try:
-        names = sorted(os.listdir(folder))
-    except OSError:
-        return ""
-    return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
-
-
-def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bool:
-    if isinstance(state, list):  # a racy folder: compare its names
-        return _names_hash(folder) == state[1] if os.path.isdir(folder) else False
-    return dependency_state(folder, mtimes) == state
-
-
-def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cached | None:
-    """``cached`` if it still describes the file at ``path`` (a copy with the new stat if
-    only that changed: a touched or copied file with the same bytes), else None.
-    ``mtimes`` as for :func:`dependency_state`."""
-    try:
-        info = os.stat(path)
-        # A stored stat was not racy when stored, so an equal one is not racy now.
-        if [info.st_size, info.st_mtime_ns, info.st_ino] != cached.stat:
-            if cached.sha256 is None or _file_sha256(path) != cached.sha256:
-                return None
-            cached = cached._replace(stat=stat_key(path))
-    except OSError:
-        return None
-    return cached if dependencies_unchanged(cached, mtimes) else None
-
-
-def dependencies_unchanged(cached: Cached, mtimes: dict[str, int]) -> bool:
-    """Whether every folder ``cached`` depended on looks as it did; ``mtimes`` as for
-    :func:`dependency_state`."""
-    for folder, state in cached.deps:  # after a walk, this runs for every file
-        if mtimes.get(folder, _UNSEEN) != state \
-                and not _dependency_unchanged(folder, state, mtimes):
-            return False
-    return True
-
-
-_UNSEEN = object()  # a folder the walk did not visit: look at it
-
-
-def _file_sha256(path: Path | str) -> str:
-    with open(path, "rb") as handle:
-        return hashlib.sha256(handle.read()).hexdigest()
-
-
-@dataclass(frozen=True)
-class Extracted:
-    """What a build worker makes of one document, besides its problems."""
-
-    entry: SkillEntry | None
-    deps: list[Dependency]
-    fingerprint: str | None
-    #: The entry's search-index fields, tokenized here so workers share that work.
-    index_fields: dict[str, str] | None = None
-    #: Of the file's bytes.
-    sha256: str | None = None
-
-
-def extract(doc: Document) -> Extracted:
-    """The build's extractor for :func:`skillsite.linter.checker.check_files` (runs in workers)."""
-    if not isinstance((doc.data or {}).get("name"), str):
-        return Extracted(None, [], None, sha256=doc.sha256)
-    entry = entry_of(doc)
-    root = os.path.abspath(doc.source.root)
-    # Whether a link target or an entry script exists changes only with the listing of
-    # its folder; the skill folder's listings decide the supporting files.
-    watched = [os.path.dirname(os.path.join(root, link)) for link in entry.links]
-    watched += [os.path.join(root, folder) for folder in skill_folder(doc, root)[1]]
-    entry_field = (doc.data or {}).get("entry")
-    if doc.source.kind == "skill-json" and isinstance(entry_field, str):
-        folder = os.path.dirname(os.path.abspath(doc.source.path))
-        watched.append(os.path.dirname(os.path.normpath(os.path.join(folder, entry_field))))
-    deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
-    return Extracted(entry, deps, content_fingerprint(entry), field_texts(index_doc(entry)),
-                     doc.sha256)
-
-
-@dataclass(frozen=True)
-class Payload:
-    """A skill's rows for the content store and terms for the index, made in a worker."""
-
-    name: str
-    fingerprint: str
-    content: ContentRow
-    index_fields: dict[str, str]
-
-
-@dataclass(frozen=True)
-class Built:
-    """What a build worker sends back for one file: its cache record, and the skill's
-    payload when it has one. The full entry stays in the worker."""
-
-    key: str
-    cached: Cached
-    payload: Payload | None
-
-
-def finish(source: Source, result: FileResult | None) -> Built:
-    """The build's ``finish`` for :func:`skillsite.linter.checker.check_files` (runs in workers)."""
-    try:
-        stat = stat_key(source.path)
-    except OSError:  # vanished, or a broken link: never valid again
-        stat = [0, 0, 0]
-    key = display_path(source.path, source.root)
-    if result is None:
-        return Built(key, Cached(stat, [], None, False, found=False), None)
-    extracted: Extracted | None = result.extracted
-    entry = extracted.entry if extracted else None
-    cached = Cached(stat, problem_rows(result.problems),
-                    tuple(result.record) if result.record else None,
-                    result.is_skill, extracted.deps if extracted else [],
-                    sha256=extracted.sha256 if extracted else None)
-    if entry is not None:
-        cached = cached._replace(
-            name=entry.name, format=entry.format,
-            graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
-            fingerprint=extracted.fingerprint if extracted else None,
-            catalog_json=record_json(catalog_entry(entry)))
-    payload = None
-    if entry is not None and extracted is not None and extracted.index_fields is not None:
-        payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),
-                          extracted.index_fields)
-    return Built(key, cached, payload)
-
-
-def content_fingerprint(entry: SkillEntry) -> str:
-    """Equal for two entries whose stored content is equal: an entry is made from its
-    file's bytes, its path and its folder's files, and nothing else."""
-    blob = "\0".join([entry.sha256, entry.path, *entry.files])
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
-
-
-def problem_rows(problems: list[Problem]) -> list[list[Any]]:
-    return [[p.line, p.column, p.rule, p.severity, p.message] for p in problems]
-
-
-def problems_of(path: str, rows: list[list[Any]]) -> list[Problem]:
-    return [Problem(path, *row) for row in rows]
-
 
 @dataclass
 class BuildCache:

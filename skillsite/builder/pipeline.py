@@ -23,35 +23,27 @@ from collections import Counter
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable
 
 from skillsite import __version__
-from skillsite.builder.cache import (
-    CACHE_DIR,
-    BuildCache,
-    Cached,
-    Payload,
-    dependencies_unchanged,
-    extract,
-    fingerprint_config,
-    finish,
-    load_cache,
-    problems_of,
-    revalidated,
-    save_cache,
+from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cache
+from skillsite.builder.checking import (
+    all_problems,
+    check_changed,
+    included_skills,
+    payloads,
 )
 from skillsite.builder.dist import BuildLock, copy_previous, swap_in, temp_dir
 from skillsite.builder.graph import write_graph
+from skillsite.builder.records import Cached, fingerprint_config
 from skillsite.builder.stores import BuildStores
 from skillsite.config import Config
 from skillsite.errors import SkillsiteError
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
-from skillsite.linter.checker import check_files, corpus_problems, display_path
-from skillsite.linter.discover import Flagged, Listings, kind_of, rewalk, walk_files
-from skillsite.linter.lint import make_problem
+from skillsite.linter.discover import Flagged, rewalk, walk_files
+from skillsite.linter.listings import Listings
 from skillsite.linter.rules.context import Context
-from skillsite.linter.rules.corpus import SkillRecord
-from skillsite.models import ERROR, Problem, Source
+from skillsite.models import ERROR, Problem
 from skillsite.store.catalog import write_catalog
 from skillsite.store.manifest import (
     ARTIFACT_VERSION,
@@ -166,21 +158,21 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
             with BuildStores(work, backend, old.included) as stores:
-                cache, sources, fresh = _lint(found, old, ctx, root, jobs, progress, stores,
+                cache, sources, fresh = check_changed(found, old, ctx, root, jobs, progress, stores,
                                               listings, relisted)
                 cache.listings = None if unchanged_tree else listings.current
                 cache.walk_complete = listings.complete and not flagged
                 clock.lap("discover, check, content and index")
-                problems = _all_problems(cache, old, flagged, ctx, root)
+                problems = all_problems(cache, old, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}
                 if strict and errored:
                     raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
                                       f"{out} was not changed", problems)
-                included = _included(cache, errored)
+                included = included_skills(cache, errored)
                 cache.included = {c.name: c.fingerprint or "" for c in included.values()
                                   if c.name}
                 clock.lap("corpus rules")
-                stores.settle(cache.included, lambda names: _payloads(
+                stores.settle(cache.included, lambda names: payloads(
                     [sources.source(key) for key, c in included.items()
                      if c.name in names], ctx, root))
             clock.lap("settle content and index")
@@ -257,154 +249,6 @@ def _reusable(out: Path, backend: str) -> bool:
     manifest = read_manifest(out)
     return bool(manifest and str(manifest.get("artifact_version", "")).split(".")[0]
                 == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
-
-
-def _lint(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context, root: Path,
-          jobs: int | None, progress: Progress, stores: BuildStores, listings: Listings,
-          relisted: list[tuple[str, str]] | None) -> tuple[BuildCache, _Sources, int]:
-    """Lint what changed and reuse the rest, while discovery is still walking; fresh
-    skills without errors go straight into ``stores``. Returns the new cache, every
-    source by key, and how many skill files were checked (not counting Markdown pages
-    that turned out not to be skills).
-
-    Where ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
-    the previous build's, and only those whose stat moved are looked at again. Where
-    only a few folders changed, ``relisted`` holds their files (see
-    :func:`~skillsite.linter.discover.rewalk`) and the other files are the previous build's.
-    """
-    cache = BuildCache()
-    sources = _Sources(root)
-    stale = 0
-    mtimes = listings.mtimes
-
-    def candidates() -> Iterator[tuple[str, str, str]]:
-        """(key, path, kind) of every file that may have changed."""
-        nonlocal mtimes
-        if old.changes and old.changes.tree_unchanged:
-            for key, cached in old.files.items():
-                if key in old.changes.changed:
-                    yield key, *sources.locate(key)
-                else:
-                    cache.files[key] = cached
-            return
-        prefix = os.path.join(str(root), "")
-        if relisted is not None and old.changes:
-            current = listings.current
-            mtimes = {folder: listing[0] for folder, listing in current.items()}
-            gone = listings.previous.keys() - current.keys()
-            # Folders relative to the root, as keys hold them ("" for the root itself).
-            skip = {folder[len(prefix):] for folder in gone}
-            skip |= {folder[len(prefix):] for folder in old.changes.changed_folders or ()}
-            for key, cached in old.files.items():
-                if key.rpartition("/")[0] in skip:
-                    continue  # relisted below, or gone
-                if key not in old.changes.changed and dependencies_unchanged(cached, mtimes):
-                    cache.files[key] = cached
-                else:
-                    yield key, *sources.locate(key)
-            found_now: Iterable[tuple[str, str]] = relisted
-        else:
-            # Validating needs the mtimes of folders that the walk may not have reached
-            # yet; with nothing to validate, the workers start while the walk goes on.
-            found_now = list(found) if old.files else found
-        for path, kind in found_now:
-            key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
-                                                                                  root)
-            sources[key] = (path, kind)
-            yield key, path, kind
-
-    def changed() -> Iterator[Source]:
-        nonlocal stale
-        for key, path, kind in candidates():
-            cached = old.files.get(key)
-            reused = revalidated(cached, path, mtimes) if cached is not None else None
-            if reused is not None:
-                cache.files[key] = reused
-                if reused is not cached:
-                    cache.changed.add(key)
-            else:
-                stale += 1
-                yield Source(Path(path), root, kind)
-
-    done = checked = 0
-    progress(0, 0)
-    for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
-        cache.files[built.key] = built.cached
-        cache.changed.add(built.key)
-        if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
-            stores.offer(built.payload)
-        done += 1
-        checked += built.cached.found
-        if done % 100 == 0:
-            progress(done, stale)
-    progress(done, done)
-    return cache, sources, checked
-
-
-class _Sources(dict[str, tuple[str, str]]):
-    """Files found by the walk, by key: (path, kind), made into a Source only when
-    needed. A key the walk did not report (it was skipped) is a plain file under the
-    root: the walk is skipped only when it found no symlinks the last time."""
-
-    def __init__(self, root: Path) -> None:
-        super().__init__()
-        self.root = root
-
-    def locate(self, key: str) -> tuple[str, str]:
-        found = self.get(key)
-        if found is None:
-            found = (os.path.join(self.root, key), kind_of(key.rpartition("/")[2]) or "")
-        return found
-
-    def source(self, key: str) -> Source:
-        path, kind = self.locate(key)
-        return Source(Path(path), self.root, kind)
-
-
-def _all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
-                  root: Path) -> list[Problem]:
-    """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
-    problems = [p for key, c in cache.files.items() if c.problems
-                for p in problems_of(key, c.problems)]
-    for flag in flagged:
-        problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
-                               (flag.issue.line, flag.issue.column), flag.issue.message)
-        problems += [problem] if problem else []
-    if old.corpus_problems is not None and _same_records(cache, old):
-        cache.corpus_problems = old.corpus_problems
-    else:
-        records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
-        cache.corpus_problems = [[p.path, p.line, p.column, p.rule, p.severity, p.message]
-                                 for p in corpus_problems(records, ctx)]
-    return sorted(problems + [Problem(*row) for row in cache.corpus_problems])
-
-
-def _same_records(cache: BuildCache, old: BuildCache) -> bool:
-    """Whether the corpus-wide rules see what they saw in the previous build."""
-    if any(old.files[key].record for key in old.files.keys() - cache.files.keys()):
-        return False
-    return all(key in old.files and old.files[key].record == cache.files[key].record
-               for key in cache.changed)
-
-
-def _included(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
-    """Skills without errors, by path; on a name clash (duplicate-name switched off) the
-    first path wins."""
-    chosen: dict[str, Cached] = {}
-    names: set[str] = set()
-    for key in sorted(cache.files):
-        cached = cache.files[key]
-        if cached.name and key not in errored and cached.name not in names:
-            names.add(cached.name)
-            chosen[key] = cached
-    return chosen
-
-
-def _payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
-    """Read these skills again, for :meth:`BuildStores.settle`."""
-    for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
-        if built.payload:
-            yield built.payload
 
 
 def _manifest_fields(formats: Counter[str], backend: str,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from skillsite.builder.cache import Payload
+from skillsite.builder.extract import Payload
 from skillsite.index import BACKENDS
 from skillsite.store.content import ContentStore
 

@@ -8,11 +8,16 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
+from skillsite.linter.listings import (
+    Listings,
+    folder_chain,
+    record_listing,
+    unchanged_listing,
+)
 from skillsite.models import Issue, Source
 
 #: Folders never worth walking: version control, dependencies, caches, build output.
@@ -49,40 +54,6 @@ def kind_of(name: str) -> str | None:
     if name.lower().endswith((".md", ".markdown")):
         return CANDIDATE  # a Mini-A virtual skill if its front matter says so
     return None
-
-
-def racy(mtime_ns: int, now_ns: int) -> bool:
-    """Whether something modified at ``mtime_ns`` may change again, unseen, at ``now_ns``.
-
-    A file system stamps mtimes from a clock that ticks every few milliseconds (every
-    second or two on some), so a second change within the same tick leaves the mtime as
-    it was; a listing or stat that recent is not trusted later (git's "racily clean"
-    rule). A whole-second mtime suggests a coarse file system.
-    """
-    window = 2_000_000_000 if mtime_ns % 1_000_000_000 == 0 else 100_000_000
-    return mtime_ns >= now_ns - window
-
-
-#: What a folder holds, as far as discovery cares: (mtime_ns, holds a SKILL.md,
-#: subfolder names, (file name, kind) pairs), in the order the walk takes them.
-Listing = tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...]]
-
-
-@dataclass
-class Listings:
-    """Folder listings kept between builds: a folder whose mtime has not changed since the
-    previous walk holds the same entries, so it is not listed again. Folders with a
-    symlink or a special file in them are always listed, since a link's target can
-    change without its folder noticing."""
-
-    previous: dict[str, Listing] = field(default_factory=dict)
-    #: This walk's listings, to keep for the next one.
-    current: dict[str, Listing] = field(default_factory=dict)
-    #: mtime_ns of every folder this walk visited (not through a symlink), by path.
-    mtimes: dict[str, int] = field(default_factory=dict)
-    started: int = field(default_factory=time.time_ns)
-    #: Whether ``current`` covers every folder of the tree, so far.
-    complete: bool = True
 
 
 def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
@@ -138,7 +109,7 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
     sink: list[Flagged] = []
     files: list[tuple[str, str]] = []
     for folder in here:
-        chain = _chain(folder, top)
+        chain = folder_chain(folder, top)
         if chain is None or any(a not in previous for a in chain):
             return None
         inherited = any(previous[a][1] for a in chain[:-1])
@@ -161,18 +132,6 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
                 lost += [path + os.sep + name for name in listing[2]]
     listings.current = {**kept, **listings.current}
     return files
-
-
-def _chain(folder: str, top: str) -> list[str] | None:
-    """``top`` and every folder from it down to ``folder``, or None if not below it."""
-    if folder == top:
-        return [top]
-    if not folder.startswith(top + os.sep):
-        return None
-    chain = [top]
-    for name in folder[len(top) + 1:].split(os.sep):
-        chain.append(chain[-1] + os.sep + name)
-    return chain
 
 
 def _exclusion(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None] | None:
@@ -208,7 +167,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                                                               else linked.pop())
         unchanged = None
         if listings is not None and not via_link:
-            unchanged = _unchanged(folder, listings)
+            unchanged = unchanged_listing(folder, listings)
         if unchanged is not None:  # the common case of an incremental build: keep it lean
             in_skill = in_skill or unchanged[1]
             here, real_here = folder + sep, real_folder + sep
@@ -288,7 +247,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                 files.append((entry.path, kind))
         if keep:
             assert listings is not None
-            _record(folder, listings, has_skill, subfolders, candidates)
+            record_listing(folder, listings, has_skill, subfolders, candidates)
         elif listings is not None:
             listings.complete = False
         yield from sorted(files)  # one folder: by name
@@ -299,30 +258,6 @@ def relative_path(path: str, top: str) -> str:
     if path.startswith(top + os.sep):  # the usual case, without relpath's cost
         return path[len(top) + 1:].replace(os.sep, "/")
     return os.path.relpath(path, top).replace(os.sep, "/")
-
-
-def _unchanged(folder: str, listings: Listings) -> Listing | None:
-    """The previous listing of ``folder`` if the folder has not changed since."""
-    try:
-        mtime = os.stat(folder).st_mtime_ns
-    except OSError:
-        return None
-    listings.mtimes[folder] = mtime
-    listing = listings.previous.get(folder)
-    if listing is None or listing[0] != mtime:
-        return None
-    listings.current[folder] = listing
-    return listing
-
-
-def _record(folder: str, listings: Listings, has_skill: bool, subfolders: list[str],
-            candidates: list[tuple[str, str]]) -> None:
-    mtime = listings.mtimes.get(folder)
-    if mtime is not None and not racy(mtime, listings.started):
-        candidates.sort()
-        listings.current[folder] = (mtime, has_skill, tuple(subfolders), tuple(candidates))
-    else:
-        listings.complete = False
 
 
 def _inside(link: Path, real_root: Path, sink: list[Flagged]) -> Path | None:

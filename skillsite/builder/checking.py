@@ -1,0 +1,171 @@
+"""The build's check phase: lint the files that changed, reuse the cached results of the
+rest, and settle the problems and the skills that go into ``dist/``.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Callable, Iterable, Iterator
+
+from skillsite.builder.cache import BuildCache
+from skillsite.builder.extract import Payload, extract, finish
+from skillsite.builder.records import Cached, dependencies_unchanged, problems_of, revalidated
+from skillsite.builder.stores import BuildStores
+from skillsite.linter.checker import check_files, corpus_problems, display_path
+from skillsite.linter.discover import Flagged, kind_of
+from skillsite.linter.lint import make_problem
+from skillsite.linter.listings import Listings
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.corpus import SkillRecord
+from skillsite.models import ERROR, Problem, Source
+
+Progress = Callable[[int, int], None]
+
+
+def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
+                  root: Path, jobs: int | None, progress: Progress, stores: BuildStores,
+                  listings: Listings, relisted: list[tuple[str, str]] | None
+                  ) -> tuple[BuildCache, Sources, int]:
+    """Lint what changed and reuse the rest, while discovery is still walking; fresh
+    skills without errors go straight into ``stores``. Returns the new cache, every
+    source by key, and how many skill files were checked (not counting Markdown pages
+    that turned out not to be skills).
+
+    Where ``old.changes`` found the tree unchanged, ``found`` is not used: the files are
+    the previous build's, and only those whose stat moved are looked at again. Where
+    only a few folders changed, ``relisted`` holds their files (see
+    :func:`~skillsite.linter.discover.rewalk`) and the other files are the previous build's.
+    """
+    cache = BuildCache()
+    sources = Sources(root)
+    stale = 0
+    mtimes = listings.mtimes
+
+    def candidates() -> Iterator[tuple[str, str, str]]:
+        """(key, path, kind) of every file that may have changed."""
+        nonlocal mtimes
+        if old.changes and old.changes.tree_unchanged:
+            for key, cached in old.files.items():
+                if key in old.changes.changed:
+                    yield key, *sources.locate(key)
+                else:
+                    cache.files[key] = cached
+            return
+        prefix = os.path.join(str(root), "")
+        if relisted is not None and old.changes:
+            current = listings.current
+            mtimes = {folder: listing[0] for folder, listing in current.items()}
+            gone = listings.previous.keys() - current.keys()
+            # Folders relative to the root, as keys hold them ("" for the root itself).
+            skip = {folder[len(prefix):] for folder in gone}
+            skip |= {folder[len(prefix):] for folder in old.changes.changed_folders or ()}
+            for key, cached in old.files.items():
+                if key.rpartition("/")[0] in skip:
+                    continue  # relisted below, or gone
+                if key not in old.changes.changed and dependencies_unchanged(cached, mtimes):
+                    cache.files[key] = cached
+                else:
+                    yield key, *sources.locate(key)
+            found_now: Iterable[tuple[str, str]] = relisted
+        else:
+            # Validating needs the mtimes of folders that the walk may not have reached
+            # yet; with nothing to validate, the workers start while the walk goes on.
+            found_now = list(found) if old.files else found
+        for path, kind in found_now:
+            key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
+                                                                                  root)
+            sources[key] = (path, kind)
+            yield key, path, kind
+
+    def changed() -> Iterator[Source]:
+        nonlocal stale
+        for key, path, kind in candidates():
+            cached = old.files.get(key)
+            reused = revalidated(cached, path, mtimes) if cached is not None else None
+            if reused is not None:
+                cache.files[key] = reused
+                if reused is not cached:
+                    cache.changed.add(key)
+            else:
+                stale += 1
+                yield Source(Path(path), root, kind)
+
+    done = checked = 0
+    progress(0, 0)
+    for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
+        cache.files[built.key] = built.cached
+        cache.changed.add(built.key)
+        if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
+            stores.offer(built.payload)
+        done += 1
+        checked += built.cached.found
+        if done % 100 == 0:
+            progress(done, stale)
+    progress(done, done)
+    return cache, sources, checked
+
+
+class Sources(dict[str, tuple[str, str]]):
+    """Files found by the walk, by key: (path, kind), made into a Source only when
+    needed. A key the walk did not report (it was skipped) is a plain file under the
+    root: the walk is skipped only when it found no symlinks the last time."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self.root = root
+
+    def locate(self, key: str) -> tuple[str, str]:
+        found = self.get(key)
+        if found is None:
+            found = (os.path.join(self.root, key), kind_of(key.rpartition("/")[2]) or "")
+        return found
+
+    def source(self, key: str) -> Source:
+        path, kind = self.locate(key)
+        return Source(Path(path), self.root, kind)
+
+
+def all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
+                  root: Path) -> list[Problem]:
+    """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
+    problems = [p for key, c in cache.files.items() if c.problems
+                for p in problems_of(key, c.problems)]
+    for flag in flagged:
+        problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
+                               (flag.issue.line, flag.issue.column), flag.issue.message)
+        problems += [problem] if problem else []
+    if old.corpus_problems is not None and same_records(cache, old):
+        cache.corpus_problems = old.corpus_problems
+    else:
+        records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
+        cache.corpus_problems = [[p.path, p.line, p.column, p.rule, p.severity, p.message]
+                                 for p in corpus_problems(records, ctx)]
+    return sorted(problems + [Problem(*row) for row in cache.corpus_problems])
+
+
+def same_records(cache: BuildCache, old: BuildCache) -> bool:
+    """Whether the corpus-wide rules see what they saw in the previous build."""
+    if any(old.files[key].record for key in old.files.keys() - cache.files.keys()):
+        return False
+    return all(key in old.files and old.files[key].record == cache.files[key].record
+               for key in cache.changed)
+
+
+def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
+    """Skills without errors, by path; on a name clash (duplicate-name switched off) the
+    first path wins."""
+    chosen: dict[str, Cached] = {}
+    names: set[str] = set()
+    for key in sorted(cache.files):
+        cached = cache.files[key]
+        if cached.name and key not in errored and cached.name not in names:
+            names.add(cached.name)
+            chosen[key] = cached
+    return chosen
+
+
+def payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
+    """Read these skills again, for :meth:`BuildStores.settle`."""
+    for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
+        if built.payload:
+            yield built.payload

@@ -1,0 +1,155 @@
+"""One file's record in the build cache: what it produced, what it depended on, and
+whether that still holds (:func:`revalidated`).
+
+A record is reused only while the file's size, mtime and inode are unchanged (or, when they
+changed, its bytes are not) and every folder it depended on (its skill folder, the folders
+of its link targets) has the same mtime.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import time
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from skillsite import __version__
+from skillsite.config import Config
+from skillsite.linter.listings import racy
+from skillsite.linter.schema import SCHEMA_DIR
+from skillsite.models import Problem, SkillEntry
+
+CACHE_VERSION = 9
+
+Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
+
+
+class Cached(NamedTuple):
+    """One file's result, as stored: enough to rebuild the catalog and graph without it.
+    (A tuple: an incremental build loads 100k of them.)"""
+
+    stat: list[int]
+    problems: list[list[Any]]
+    #: The file's :class:`~skillsite.linter.rules.corpus.SkillRecord`, as a plain tuple.
+    record: tuple[Any, ...] | None
+    is_skill: bool
+    deps: list[Dependency] = []
+    #: The skill's name and format when the file makes a catalog entry, else None.
+    name: str | None = None
+    format: str | None = None
+    #: What the graph needs besides name, format and path: (tags, depends_on, links).
+    graph: tuple[list[str], list[str], list[str]] | None = None
+    fingerprint: str | None = None
+    #: False for a Markdown page that turned out not to be a skill.
+    found: bool = True
+    #: The catalog record as compact JSON, so the catalog file is joined, not re-encoded.
+    catalog_json: str | None = None
+    #: Of the file's bytes, when it parsed: a changed stat with the same bytes is no change.
+    sha256: str | None = None
+
+    def graph_input(self, path: str) -> dict[str, Any]:
+        """The skill's input to :func:`skillsite.builder.graph.build_graph`."""
+        assert self.graph is not None
+        tags, depends_on, links = self.graph
+        return {"name": self.name, "format": self.format, "path": path, "tags": tags,
+                "depends_on": depends_on, "links": links}
+
+
+def fingerprint_config(config: Config, backend: str) -> str:
+    """Changes to any of these invalidate every cached result."""
+    schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
+    blob = repr((__version__, CACHE_VERSION, config, backend, schemas)).encode()
+    return hashlib.sha256(blob).hexdigest()
+
+
+def stat_key(path: Path | str) -> list[int]:
+    """(size, mtime, inode) of a file; all zero when its mtime is too recent to trust
+    (see :func:`~skillsite.linter.discover.racy`), so that the next build compares its bytes."""
+    info = os.stat(path)
+    if racy(info.st_mtime_ns, time.time_ns()):
+        return [0, 0, 0]
+    return [info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def dependency_state(folder: str, mtimes: dict[str, int] | None = None) -> Any:
+    """What a dependency (a folder) looks like now: its mtime, or the hash of its
+    entries' names while the mtime is too recent to trust; None if it does not exist.
+    ``mtimes`` are folders' mtimes the discovery walk has just read."""
+    mtime = mtimes.get(folder) if mtimes else None
+    if mtime is None:
+        try:
+            info = os.stat(folder)
+        except OSError:
+            return None
+        if not stat.S_ISDIR(info.st_mode):
+            return True
+        mtime = info.st_mtime_ns
+    if racy(mtime, time.time_ns()):
+        return ["names", _names_hash(folder)]
+    return mtime
+
+
+def _names_hash(folder: str) -> str:
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return ""
+    return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bool:
+    if isinstance(state, list):  # a racy folder: compare its names
+        return _names_hash(folder) == state[1] if os.path.isdir(folder) else False
+    return dependency_state(folder, mtimes) == state
+
+
+def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cached | None:
+    """``cached`` if it still describes the file at ``path`` (a copy with the new stat if
+    only that changed: a touched or copied file with the same bytes), else None.
+    ``mtimes`` as for :func:`dependency_state`."""
+    try:
+        info = os.stat(path)
+        # A stored stat was not racy when stored, so an equal one is not racy now.
+        if [info.st_size, info.st_mtime_ns, info.st_ino] != cached.stat:
+            if cached.sha256 is None or _file_sha256(path) != cached.sha256:
+                return None
+            cached = cached._replace(stat=stat_key(path))
+    except OSError:
+        return None
+    return cached if dependencies_unchanged(cached, mtimes) else None
+
+
+def dependencies_unchanged(cached: Cached, mtimes: dict[str, int]) -> bool:
+    """Whether every folder ``cached`` depended on looks as it did; ``mtimes`` as for
+    :func:`dependency_state`."""
+    for folder, state in cached.deps:  # after a walk, this runs for every file
+        if mtimes.get(folder, _UNSEEN) != state \
+                and not _dependency_unchanged(folder, state, mtimes):
+            return False
+    return True
+
+
+_UNSEEN = object()  # a folder the walk did not visit: look at it
+
+
+def _file_sha256(path: Path | str) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def content_fingerprint(entry: SkillEntry) -> str:
+    """Equal for two entries whose stored content is equal: an entry is made from its
+    file's bytes, its path and its folder's files, and nothing else."""
+    blob = "\0".join([entry.sha256, entry.path, *entry.files])
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+def problem_rows(problems: list[Problem]) -> list[list[Any]]:
+    return [[p.line, p.column, p.rule, p.severity, p.message] for p in problems]
+
+
+def problems_of(path: str, rows: list[list[Any]]) -> list[Problem]:
+    return [Problem(path, *row) for row in rows]
+
+
