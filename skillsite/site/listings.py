@@ -58,12 +58,12 @@ def _home(listed: list[Listed], problems: list[Problem]) -> str:
                f"{link('catalog.json', 'catalog.json')}, "
                f"{link('.well-known/agent-skills/index.json', 'agent skills index')}.</p>")
     return "\n".join([
-        front_matter("Skills catalog"), heading(1, "Skills catalog"),
+        heading(1, "Skills catalog"),
         block('<div id="skillsite-search"></div>', "skillsite-search-box"),
         block(summary + f"<p>{link('skills/', 'Browse every skill, A-Z')}</p>"),
         heading(2, "Formats"), block(counts), heading(2, "Dialects"), block(dialect_rows),
         heading(2, "Top tags"), block(f"<p>{top or 'No tags yet.'}</p>"),
-        heading(2, "Recently changed"), block(_table("", recent)),
+        heading(2, "Recently changed"), block(_table("", recent), "skillsite-recent"),
     ])
 
 
@@ -76,19 +76,19 @@ def _listing_page(title: str, here: str, members: list[Listed], *,
     intro = f"<p>{len(members)} skills.</p>"
     return "\n".join([front_matter(title), heading(1, title),
                       block(intro + (_filters(members) if filters else ""), "skillsite-intro"),
-                      block(_table(here, members), "skillsite-listing")])
+                      block(_table(here, members), "skillsite-listing skillsite-sortable")])
 
 
 def _filters(members: list[Listed]) -> str:
     formats = sorted({m.skill.format for m in members})
     options = "".join(f'<option value="{attr(f)}">{text(f)}</option>' for f in formats)
-    return ('<form class="skillsite-filters" role="search" onsubmit="return false">'
+    return ('<form class="skillsite-filters" role="search">'
             '<input type="search" name="q" placeholder="Filter by name, tag or description">'
             f'<select name="format"><option value="">all formats</option>{options}</select>'
             '<select name="sort"><option value="name">A-Z</option>'
             '<option value="changed">recently changed</option></select>'
             '<label><input type="checkbox" name="hide" value="flagged"> '
-            'hide flagged skills</label></form>').replace(' onsubmit="return false"', "")
+            'hide flagged skills</label></form>')
 
 
 def _table(here: str, members: list[Listed]) -> str:
@@ -104,8 +104,7 @@ def _table(here: str, members: list[Listed]) -> str:
         data.append({"name": skill.name, "format": skill.format,
                      "tags": " ".join(skill.tags).lower(), "changed": str(skill.changed),
                      "flagged": "1" if item.flagged else "0"})
-    return table(("name", "description", "format", "tags", "trust"), rows,
-                 css="skillsite-skills skillsite-sortable", row_data=data)
+    return table(("name", "description", "format", "tags", "trust"), rows, row_data=data)
 
 
 def _by_tag(listed: list[Listed]) -> dict[str, list[Listed]]:
@@ -120,7 +119,7 @@ def _tags_index(listed: list[Listed]) -> str:
     rows = [[link(href("tags", f"tags/{slug_of(tag)}"), tag), str(len(members))]
             for tag, members in _by_tag(listed).items()]
     return "\n".join([front_matter("Tags"), heading(1, "Tags"),
-                      block(table(("tag", "skills"), rows, css="skillsite-sortable"))])
+                      block(table(("tag", "skills"), rows), "skillsite-sortable")])
 
 
 def _formats_index(listed: list[Listed]) -> str:
@@ -142,5 +141,5 @@ def _problems_page(listed: list[Listed], problems: list[Problem]) -> str:
     intro = (f"<p>{len(problems)} problems. Skills with errors are left out of the "
              "catalog; click a column to sort.</p>")
     return "\n".join([front_matter("Problems"), heading(1, "Problems"),
-                      block(intro + table(("where", "severity", "rule", "message"), rows,
-                                          css="skillsite-sortable skillsite-problem-table"))])
+                      block(intro + table(("where", "severity", "rule", "message"), rows),
+                            "skillsite-sortable skillsite-problems")])

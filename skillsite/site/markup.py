@@ -25,11 +25,12 @@ def badge(kind: str, value: object) -> str:
 
 
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
-          css: str = "", row_data: Iterable[dict[str, str]] | None = None) -> str:
-    """A table whose cells are already HTML; ``row_data`` adds data-* attributes."""
+          row_data: Iterable[dict[str, str]] | None = None) -> str:
+    """A table whose cells are already HTML; ``row_data`` adds data-* attributes. It has
+    no class, so Material styles it; the block around it carries skillsite's classes."""
     head = "".join(f"<th>{text(h)}</th>" for h in headers)
     data = list(row_data) if row_data is not None else None
-    lines = [f'<table class="{attr(css)}">' if css else "<table>",
+    lines = ["<table>",
              f"<thead><tr>{head}</tr></thead>", "<tbody>"]
     for number, row in enumerate(rows):
         extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data[number].items()) \

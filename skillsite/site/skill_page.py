@@ -71,7 +71,7 @@ def _metadata(skill: SiteSkill) -> str:
              if key not in _SHOWN_FIRST]
     if "name" not in data:
         rows.insert(0, ["name", text(skill.name)])
-    return table(("field", "value"), rows, css="skillsite-metadata")
+    return table(("field", "value"), rows)
 
 
 def _use_it(skill: SiteSkill, context: PageContext) -> str:
@@ -101,7 +101,7 @@ def _fetch(context: PageContext, artifact: str) -> str:
 def _flags(flags: list[Flag]) -> str:
     rows = [[text(f.kind), f"<code>{text(f.rule)}</code>",
              f"<code>{text(f.path)}:{f.line}</code>", text(f.detail)] for f in flags]
-    return table(("flag", "rule", "where", "evidence"), rows, css="skillsite-flag-table")
+    return table(("flag", "rule", "where", "evidence"), rows)
 
 
 def _problems(skill: SiteSkill) -> str:

@@ -80,11 +80,19 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     run_pagefind(cache / "search", site / "pagefind")
     clock.lap("search")
     shutil.copyfile(dist / "catalog.json", site / "catalog.json")
+    _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _root_favicon(site: Path) -> None:
+    """Browsers ask for /favicon.ico on pages that are not HTML (a published file)."""
+    icon = site / "assets" / "images" / "favicon.png"
+    if icon.is_file() and not (site / "favicon.ico").exists():
+        shutil.copyfile(icon, site / "favicon.ico")
 
 
 def _fingerprint(config: Path) -> str:

@@ -42,8 +42,7 @@
 
   function filters() {
     document.querySelectorAll("form.skillsite-filters").forEach(function (form) {
-      var table = form.parentNode.parentNode.querySelector("table.skillsite-skills") ||
-                  document.querySelector("table.skillsite-skills");
+      var table = document.querySelector(".skillsite-listing table");
       if (!table) return;
       var params = new URLSearchParams(location.search);
       form.q.value = params.get("q") || "";
@@ -83,7 +82,7 @@
   }
 
   function sortable() {
-    document.querySelectorAll("table.skillsite-sortable").forEach(function (table) {
+    document.querySelectorAll(".skillsite-sortable table").forEach(function (table) {
       table.querySelectorAll("thead th").forEach(function (th, column) {
         th.style.cursor = "pointer";
         th.addEventListener("click", function () {
