@@ -80,7 +80,8 @@ def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSki
 
 def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
            root: Path) -> SiteSkill:
-    metadata = meta.get("metadata") if isinstance(meta.get("metadata"), dict) else {}
+    found = meta.get("metadata")
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
     try:
         changed = int(os.stat(root / record["path"]).st_mtime)
     except OSError:

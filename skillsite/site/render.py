@@ -66,7 +66,8 @@ def render_body(body: str, links: Links) -> list[Part]:
     env: dict[str, Any] = {}
     tokens = md.parse(body, env)
     parts: list[Part] = []
-    heading, level, chunk = "", 0, []
+    heading, level = "", 0
+    chunk: list[Token] = []
     index = 0
     while index < len(tokens):
         token = tokens[index]

@@ -6,8 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from skillsite.site.data import SiteSkill
-from skillsite.site.markup import badge, block, front_matter, heading, href, link, table, \
-    value_html
+from skillsite.site.markup import badge, block, front_matter, heading, href, link, table, value_html
 from skillsite.site.neighbourhood import mermaid, neighbours
 from skillsite.site.render import Part
 from skillsite.site.sanitize import text

@@ -79,7 +79,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     write_stubs(cache / "search", plan.stubs)
     run_pagefind(cache / "search", site / "pagefind")
     clock.lap("search")
-    shutil.copyfile(dist / "catalog.json", site / "catalog.json")
+    write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from skillsite.models import Problem
 from skillsite.site.data import SiteSkill
 
 MAX_SCAN = 256 * 1024

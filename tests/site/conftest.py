@@ -7,7 +7,7 @@ import http.server
 import shutil
 import threading
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 
@@ -25,6 +25,12 @@ def build_fixture(tmp: Path, name: str = "dist") -> BuildResult:
     if not corpus.exists():
         shutil.copytree(FIXTURE, corpus)
     return build(corpus, tmp / name, jobs=1)
+
+
+@pytest.fixture()
+def make_build() -> Callable[..., BuildResult]:
+    """A fresh build of the fixture corpus: ``make_build(tmp_path, name="dist")``."""
+    return build_fixture
 
 
 @pytest.fixture(scope="session")
