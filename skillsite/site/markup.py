@@ -41,9 +41,10 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
 
 
 def block(inner: str, css: str = "") -> str:
-    """An HTML block for a Markdown page: blank lines around, so Markdown leaves it be."""
+    """An HTML block for a Markdown page: blank lines around, so Markdown leaves it be,
+    and the markers :mod:`skillsite.site.hook` recognizes."""
     opening = f'<div class="{attr(css)}">' if css else "<div>"
-    return f"\n{opening}\n{inner}\n</div>\n"
+    return f"\n{opening}<!--skillsite-html-->\n{inner}\n<!--/skillsite-html--></div>\n"
 
 
 def heading(level: int, title: object) -> str:

@@ -18,6 +18,8 @@ from urllib.parse import urlsplit
 from skillsite.errors import SkillsiteError
 
 PACKAGED_CONFIG = Path(__file__).with_name("mkdocs.yml")
+#: The optional accelerator (see hook.py): same pages, without re-parsing HTML blocks.
+HOOK = Path(__file__).with_name("hook.py")
 #: What the pages need, relative to the site root.
 SCRIPTS = ("assets/skillsite/skillsite.js",)
 STYLES = ("assets/skillsite/skillsite.css",)
@@ -50,7 +52,8 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
     raw = _raw(config_file)
     _copy_user_docs(raw, config_file, docs)
     overrides: dict[str, Any] = {
-        "docs_dir": str(docs), "site_dir": str(site), "use_directory_urls": True,
+        "docs_dir": str(docs.absolute()), "site_dir": str(site.absolute()),
+        "use_directory_urls": True,
         "extra_javascript": _merged(raw.get("extra_javascript"), SCRIPTS),
         "extra_css": _merged(raw.get("extra_css"), STYLES),
     }
@@ -61,6 +64,8 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
     overrides["extra"] = extra
     if not raw.get("nav"):
         overrides["nav"] = NAV
+    hooks = list(raw.get("hooks") or [])
+    overrides["hooks"] = hooks + [str(HOOK)] if str(HOOK) not in hooks else hooks
     records = _Collector()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(records)
@@ -69,7 +74,8 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
         config = load_config(str(config_file), **overrides)
         build(config, dirty=dirty)
     except (MkDocsException, OSError, ValueError, KeyError, TypeError) as error:
-        raise SiteError(f"the catalog site failed to build with {config_file}: {error}; "
+        detail = "; ".join(records.errors[-3:]) or str(error)
+        raise SiteError(f"the catalog site failed to build with {config_file}: {detail}; "
                         "dist/ was not changed (fix the configuration, or pass --no-site)"
                         ) from None
     finally:
@@ -116,6 +122,8 @@ class _Collector(logging.Handler):
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
         self.warnings: list[str] = []
+        self.errors: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.warnings.append(record.getMessage())
+        kept = self.errors if record.levelno >= logging.ERROR else self.warnings
+        kept.append(record.getMessage())

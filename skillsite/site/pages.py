@@ -28,7 +28,7 @@ from skillsite.site.source import repository_of
 from skillsite.site.trust import Flag, file_flags, problem_flags, security_rules
 
 #: Bump when the pages skillsite writes change, so the next build renders them all.
-PAGE_VERSION = "site-1"
+PAGE_VERSION = "site-2"
 ASSETS = Path(__file__).with_name("assets")
 #: Below this many pages, rendering in worker processes costs more than it saves.
 PARALLEL_FROM = 300
@@ -119,18 +119,31 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContex
 
 def _render(todo: list[tuple[SiteSkill, Links, list[Flag], PageContext, str]], dist: Path,
             jobs: int | None) -> list[list[Part]]:
-    work = [(str(dist / "content"), skill.name, links) for skill, links, *_ in todo]
+    if not todo:
+        return []
+    locations = todo[0][1].pages   # the same map for every skill: sent once per worker
+    work = [(skill.name, links.folder, links.files, links.slug) for skill, links, *_ in todo]
     workers = jobs or os.cpu_count() or 1
+    store = str(dist / "content")
     if workers <= 1 or len(work) < PARALLEL_FROM:
+        _start_worker(store, locations)
         return [_render_one(item) for item in work]
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
+                             initargs=(store, locations)) as pool:
         return list(pool.map(_render_one, work, chunksize=64))
 
 
-def _render_one(item: tuple[str, str, Links]) -> list[Part]:
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(store: str, locations: dict[str, str]) -> None:
+    _WORKER["store"], _WORKER["locations"] = store, locations
+
+
+def _render_one(item: tuple[str, str, dict[str, str], str]) -> list[Part]:
     from skillsite.store.content import ContentStore
 
-    folder, name, links = item
-    with ContentStore(Path(folder)) as store:
+    name, folder, files, slug = item
+    with ContentStore(Path(_WORKER["store"])) as store:
         body = SECTION_SEPARATOR.join(s.text for s in store.sections(name))
-    return render_body(body, links)
+    return render_body(body, Links(folder, files, _WORKER["locations"], slug))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -24,11 +25,15 @@ from skillsite.site import discovery, pages, publish
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
+from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import run_pagefind, write_stubs
 from skillsite.site.writing import link_tree, write_if_changed
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
 CACHE = "site-cache"
+#: A clean build of at least this many skills runs mkdocs on several processes.
+SHARD_FROM = 1000
+MAX_MKDOCS_WORKERS = 4
 
 
 @dataclass
@@ -67,7 +72,11 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     clock.lap("write docs")
     if reuse:
         publish.forget_outputs(site, written, plan)
-    warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+    workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
+    if not reuse and workers > 1 and len(skills) >= SHARD_FROM:
+        warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+    else:
+        warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
     clock.lap("mkdocs")
     canary = site / CANARY.replace("index.md", "index.html")
     apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
@@ -96,14 +105,15 @@ def _root_favicon(site: Path) -> None:
 
 
 def _fingerprint(config: Path) -> str:
-    """What makes every page different when it changes: skillsite's site code version,
-    mkdocs, Material and the configuration."""
+    """What makes every page different when it changes: skillsite's site code and
+    assets, mkdocs, Material and the configuration."""
     from importlib.metadata import version
 
     parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"),
              hashlib.sha256(config.read_bytes() if config.is_file() else b"").hexdigest()]
-    for asset in sorted(pages.ASSETS.iterdir()):
-        parts.append(hashlib.sha256(asset.read_bytes()).hexdigest())
+    code = Path(__file__).parent
+    for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
+        parts.append(hashlib.sha256(source.read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

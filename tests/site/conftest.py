@@ -20,11 +20,11 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
-def build_fixture(tmp: Path, name: str = "dist") -> BuildResult:
+def build_fixture(tmp: Path, name: str = "dist", jobs: int = 1) -> BuildResult:
     corpus = tmp / "corpus"
     if not corpus.exists():
         shutil.copytree(FIXTURE, corpus)
-    return build(corpus, tmp / name, jobs=1)
+    return build(corpus, tmp / name, jobs=jobs)
 
 
 @pytest.fixture()

@@ -52,6 +52,15 @@ def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]
     assert differ == []
 
 
+def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[..., Any],
+                                           monkeypatch: Any) -> None:
+    one = _hashes(make_build(tmp_path, "one").dist / "site")
+    monkeypatch.setattr("skillsite.site.stage.SHARD_FROM", 1)
+    sharded = _hashes(make_build(tmp_path, "sharded", jobs=3).dist / "site")
+    assert one.keys() == sharded.keys()
+    assert [p for p in one if one[p] != sharded[p] and not p.startswith("sitemap")] == []
+
+
 def test_site_failure_leaves_dist_untouched(tmp_path: Path, make_build: Callable[..., Any]) -> None:
     first = make_build(tmp_path)
     before = _hashes(first.dist)
