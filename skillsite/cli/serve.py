@@ -1,6 +1,7 @@
 """``skillsite serve``: build, serve ``dist/site`` on 127.0.0.1, rebuild on corpus change."""
 from __future__ import annotations
 
+import http.server
 import os
 import threading
 import time
@@ -68,9 +69,8 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
         server.server_close()
 
 
-def _server(site: Path, port: int):  # type: ignore[no-untyped-def]
+def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
     import functools
-    import http.server
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
