@@ -1,13 +1,16 @@
 """``skillsite serve``: build, serve ``dist/site`` on 127.0.0.1, rebuild on corpus change."""
 from __future__ import annotations
 
-import http.server
 import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    import http.server
 
 
 @click.command()
@@ -71,6 +74,7 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
 
 def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
     import functools
+    import http.server
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
