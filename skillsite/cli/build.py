@@ -98,6 +98,8 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
     if verbose:
         for phase, seconds in result.timings.items():
             click.echo(f"  {phase:<34}{seconds:8.2f} s")
+        for phase, seconds in (result.site.timings if result.site else {}).items():
+            click.echo(f"    site: {phase:<26}{seconds:8.2f} s")
 
 
 def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:

@@ -35,10 +35,33 @@ def run_mkdocs_sharded(docs: Path, site: Path, config: Path | None, workers: int
             for page in (part / "skills").iterdir():
                 if page.is_dir():
                     os.replace(page, site / "skills" / page.name)
+        _merge_sitemaps(site, outputs[1:])
         return warnings
     finally:
         for folder in views + outputs[1:]:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+def _merge_sitemaps(site: Path, parts: list[Path]) -> None:
+    """Add the other shards' skill pages to the site's sitemap."""
+    import gzip
+    import re
+
+    main = site / "sitemap.xml"
+    if not main.is_file():
+        return
+    text = main.read_text(encoding="utf-8")
+    extra = []
+    for part in parts:
+        sitemap = part / "sitemap.xml"
+        if sitemap.is_file():
+            extra += [url for url in re.findall(r"<url>.*?</url>", sitemap.read_text(
+                encoding="utf-8"), re.DOTALL) if "/skills/" in url and "skills/</loc>" not in url]
+    if extra:
+        text = text.replace("</urlset>", "\n".join(extra) + "\n</urlset>")
+        main.write_text(text, encoding="utf-8")
+        with gzip.GzipFile(site / "sitemap.xml.gz", "wb", mtime=0) as packed:
+            packed.write(text.encode("utf-8"))
 
 
 def shard_of(slug: str, workers: int) -> int:

@@ -92,6 +92,10 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
+    # The build syncs every new file before its swap; one flush first makes those cheap
+    # (a clean 10k site is 40k files).
+    os.sync()
+    clock.lap("flush to disk")
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)

@@ -106,3 +106,11 @@ def test_generated_skill_md_maps_fields() -> None:
     assert '  "tags": "bio vcf"\n' in text and '  "skill-type": "tool"\n' in text
     assert '  "requires": "mcp://tools.example.com:8443/a"\n' in text
     assert text.endswith("---\n\nUse the tool.\n")
+
+
+def test_packaged_mkdocs_config_is_the_top_level_one() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    assert (root / "mkdocs.yml").read_bytes() == \
+        (root / "skillsite" / "site" / "mkdocs.yml").read_bytes()

@@ -61,6 +61,23 @@ def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[
     assert [p for p in one if one[p] != sharded[p] and not p.startswith("sitemap")] == []
 
 
+def test_hook_changes_speed_not_pages(tmp_path: Path, make_build: Callable[..., Any],
+                                      monkeypatch: Any) -> None:
+    """Plain mkdocs (no skillsite hook) makes the same pages, blank lines aside."""
+    def pages(site: Path) -> dict[str, list[str]]:
+        return {p.relative_to(site).as_posix(): [line for line in p.read_text().splitlines()
+                                                 if line.strip() and "Security-Policy" not in line]
+                for p in site.rglob("*.html")}
+
+    hooked = pages(make_build(tmp_path, "hooked").dist / "site")
+    empty = tmp_path / "no_hook.py"
+    empty.write_text("")
+    monkeypatch.setattr("skillsite.site.mkdocs_run.HOOK", empty)
+    plain = pages(make_build(tmp_path, "plain").dist / "site")
+    assert hooked.keys() == plain.keys()
+    assert [p for p in hooked if hooked[p] != plain[p] and not p.startswith("sitemap")] == []
+
+
 def test_site_failure_leaves_dist_untouched(tmp_path: Path, make_build: Callable[..., Any]) -> None:
     first = make_build(tmp_path)
     before = _hashes(first.dist)
