@@ -33,7 +33,13 @@ from skillsite.builder.checking import (
     included_skills,
     payloads,
 )
-from skillsite.builder.dist import BuildLock, copy_previous, swap_in, temp_dir
+from skillsite.builder.dist import (
+    BuildLock,
+    copy_previous,
+    stopped_cleanly_by_signals,
+    swap_in,
+    temp_dir,
+)
 from skillsite.builder.graph import write_graph
 from skillsite.builder.records import Cached, fingerprint_config
 from skillsite.builder.stores import BuildStores
@@ -117,8 +123,9 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(corpus, root, out, ctx, jobs, backend, strict, incremental, progress,
-                      clock, started)
+        with stopped_cleanly_by_signals(out):
+            return _build(corpus, root, out, ctx, jobs, backend, strict, incremental,
+                          progress, clock, started)
     finally:
         if collecting:
             gc.enable()
