@@ -198,8 +198,13 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         else:
             mtimes = array("q", (cache.listings[folder][0] for folder in folders))
             walked = cache.listings
-        # Only the files checked again can have new dependencies; a few stale extras
-        # in ``outside`` are harmless.
+        # Only the files checked again can have new dependencies; a few stale folders
+        # in ``outside`` are harmless, but a stale file (one deleted since) would send
+        # every later build down the slow path, so those of the old records go.
+        for key in cache.changed:
+            for dep, state in getattr(old.files.get(key), "deps", ()):
+                if isinstance(state, int) and state < FOLDER_GONE:
+                    outside.pop(dep, None)
         owners: Iterable[Cached] = (cache.files[key] for key in cache.changed)
     elif cache.listings is not None:
         keys, outside = list(cache.files), {}

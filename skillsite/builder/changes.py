@@ -25,7 +25,8 @@ FOLDER_GONE = -1
 @dataclass
 class StatIndex:
     """Every folder's mtime and every file's (size, mtime, inode), as the last build saw
-    them. ``outside`` are dependency folders the walk does not cover, with their state."""
+    them. ``outside`` are dependencies the walk does not cover (folders, and supporting
+    files whose bytes the content store keeps), with their state."""
 
     root: str = ""
     folders: list[str] = field(default_factory=list)
@@ -64,12 +65,21 @@ class Scan:
     changed_folders: tuple[str, ...] | None = None
 
 
+def file_state(mtime_ns: int) -> int:
+    """A regular file's state as a dependency: its mtime, stored below
+    :data:`FOLDER_GONE` so that it can never equal a folder's."""
+    return FOLDER_GONE - 1 - mtime_ns
+
+
 def folder_state(path: str) -> int:
-    """A folder's mtime, or :data:`FOLDER_GONE`."""
+    """A folder's mtime, a regular file's :func:`file_state` (a supporting file the
+    content store keeps), or :data:`FOLDER_GONE`."""
     try:
         info = os.stat(path)
     except OSError:
         return FOLDER_GONE
+    if stat.S_ISREG(info.st_mode):
+        return file_state(info.st_mtime_ns)
     return info.st_mtime_ns if stat.S_ISDIR(info.st_mode) else FOLDER_GONE
 
 

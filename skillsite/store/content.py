@@ -12,8 +12,9 @@ Tables, the same in every shard:
   one row per skill:
 
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
-    ``applies_to``, ``compatibility``, ``headings``, ``links`` and the skill's own
-    fields (``metadata``);
+    ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
+    fields (``metadata``) and the lint ``warnings`` of its file
+    (``[line, column, rule, message]`` each);
   - ``body`` is the text of every section, joined by a blank line;
   - ``sections`` is JSON, one ``[heading, level, start_line, end_line, offset, length]``
     per section, where ``body[offset:offset + length]`` is the section's text and the
@@ -62,11 +63,11 @@ CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files"
 
 
-def meta_of(entry: SkillEntry) -> dict[str, Any]:
+def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> dict[str, Any]:
     return {**catalog_entry(entry), "title": entry.title, "intents": list(entry.intents),
             "applies_to": list(entry.applies_to), "compatibility": entry.compatibility,
             "headings": list(entry.headings), "links": list(entry.links),
-            "metadata": entry.metadata}
+            "metadata": entry.metadata, "warnings": warnings or []}
 
 
 SHARDS = 64
@@ -79,7 +80,7 @@ ContentRow = tuple[str, str, str, str, str, str, str, str, str, str]
 FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
-def row_of(entry: SkillEntry) -> ContentRow:
+def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> ContentRow:
     """What the store holds of ``entry``, as a row ready to insert (made in workers)."""
     spans = []
     offset = 0
@@ -87,7 +88,7 @@ def row_of(entry: SkillEntry) -> ContentRow:
         spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
-            entry.description, _json(meta_of(entry)), entry.body, _json(spans),
+            entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
             _json(list(entry.files)))
 
 
