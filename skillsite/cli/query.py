@@ -62,6 +62,7 @@ def _library(dist: str) -> Any:
     return Library(dist)
 
 
+@_query_command("search")
 @click.argument("query", default="")
 @click.option("-n", "--limit", default=10, show_default=True, type=int,
               help="How many results (1-50).")
@@ -73,7 +74,6 @@ def _library(dist: str) -> Any:
 @click.option("--compatibility", help="Keep skills whose compatibility mentions this text.")
 @click.option("--max-risk", type=click.Choice(("low", "medium", "high")),
               help="Keep skills that declare at most this risk.")
-@_query_command("search")
 def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
            applies_to: tuple[str, ...], kind: str | None, compatibility: str | None,
            max_risk: str | None) -> Any:
@@ -91,12 +91,12 @@ def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
                                  format=kind, compatibility=compatibility, max_risk=max_risk)
 
 
+@_query_command("recommend")
 @click.argument("task")
 @click.option("--environment", "-e", help="Where the task runs. Example: -e 'kubernetes linux'")
 @click.option("--capability", "capabilities", multiple=True,
               help="A capability the agent has (repeatable). Example: --capability shell")
 @click.option("-n", "--limit", default=5, show_default=True, type=int, help="How many (1-50).")
-@_query_command("recommend")
 def recommend(dist: str, task: str, environment: str | None, capabilities: tuple[str, ...],
               limit: int) -> Any:
     """Recommend skills for TASK, ranking intent and applies_to matches first.
@@ -109,8 +109,8 @@ def recommend(dist: str, task: str, environment: str | None, capabilities: tuple
                                     capabilities=list(capabilities), limit=limit)
 
 
-@click.argument("ref")
 @_query_command("open")
+@click.argument("ref")
 def open_(dist: str, ref: str) -> Any:
     """Show a skill's metadata and outline (headings with sizes, links, files, lint
     warnings), without its body. REF is a skill name or skill:<name>.
@@ -133,13 +133,13 @@ def _lines(value: str | None) -> tuple[int | None, int | None]:
                                  param_hint="--lines") from None
 
 
+@_query_command("read")
 @click.argument("ref", required=False)
 @click.option("-s", "--section", help="A heading (or its number from `open`).")
 @click.option("--lines", help="A line range of the skill's file. Example: --lines 10-40")
 @click.option("--max-chars", default=4000, show_default=True, type=int,
               help="The most characters to print; a cut says so and prints a cursor.")
 @click.option("--cursor", help="Continue where the last cut read stopped.")
-@_query_command("read")
 def read(dist: str, ref: str | None, section: str | None, lines: str | None, max_chars: int,
          cursor: str | None) -> Any:
     """Print a section, a line range or the whole body of a skill (REF).
@@ -158,17 +158,17 @@ def read(dist: str, ref: str | None, section: str | None, lines: str | None, max
                                max_chars=max_chars, cursor=cursor)
 
 
+@_query_command("related")
 @click.argument("ref")
 @click.option("-n", "--limit", default=10, show_default=True, type=int, help="How many (1-50).")
-@_query_command("related")
 def related(dist: str, ref: str, limit: int) -> Any:
     """List skills related to REF by links, depends_on and shared tags, with reasons."""
     return _library(dist).related(ref, limit=limit)
 
 
+@_query_command("compose")
 @click.argument("ref")
 @click.option("-n", "--limit", default=4, show_default=True, type=int, help="How many (1-8).")
-@_query_command("compose")
 def compose(dist: str, ref: str, limit: int) -> Any:
     """List REF's prerequisites (depends_on), one level deep, and unresolved ones."""
     return _library(dist).compose(ref, limit=limit)
@@ -180,13 +180,13 @@ def context(dist: str) -> Any:
     return _library(dist).context()
 
 
+@_query_command("prompt")
 @click.argument("refs", nargs=-1)
 @click.option("--style", type=click.Choice(("xml", "markdown")), default="xml",
               show_default=True, help="xml: skills-ref to-prompt; markdown: Flux's preamble.")
 @click.option("--max-chars", type=int, help="Budget; whole skills only (default with no "
               "REFs: 8000).")
 @click.option("--location-root", help="Prefix each skill's path with this folder (xml).")
-@_query_command("prompt")
 def prompt(dist: str, refs: tuple[str, ...], style: str, max_chars: int | None,
            location_root: str | None) -> Any:
     """Print the skills block of a system prompt for REFs (default: every skill).

@@ -46,7 +46,8 @@ def file_list(shelf: Shelf, skill: StoredSkill) -> list[FileInfo]:
 
 def file_bytes(shelf: Shelf, skill: StoredSkill, path: object) -> bytes:
     """The bytes of ``path`` (relative to the skill's folder)."""
-    if not isinstance(path, str) or not 0 < len(path) <= MAX_PATH_CHARS or "\0" in path:
+    if (not isinstance(path, str) or not 0 < len(path) <= MAX_PATH_CHARS or "\0" in path
+            or not _encodable(path)):
         raise ReaderError("invalid-argument", "a file path is a relative path inside the "
                           "skill's folder, such as SKILL.md or references/REFERENCE.md")
     wanted = path.removeprefix("./")
@@ -61,6 +62,14 @@ def file_bytes(shelf: Shelf, skill: StoredSkill, path: object) -> bytes:
                           "size cap, so dist/ lists it but does not keep it", path=wanted)
     raise ReaderError("not-found", f"{skill.name} has no file {wanted[:200]!r}; its files: "
                       + ", ".join(known[:50]), files=known)
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def front_matter(shelf: Shelf, skill: StoredSkill) -> str:

@@ -138,8 +138,9 @@ def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int) -
     text = "\n".join(lines.get(number, "") for number in range(start, end + 1))
     stop, shown = _cut(text, at, budget, boundaries=())
     position = Position(skill.name, skill.sha256, "lines", stop, start, end)
-    return _result(shown, start + text.count("\n", 0, at),
-                   start + text.count("\n", 0, max(stop - 1, at)), stop, len(text), position)
+    last_line = end if stop >= len(text) else start + text.count("\n", 0, max(stop - 1, at))
+    return _result(shown, start + text.count("\n", 0, at), last_line, stop, len(text),
+                   position)
 
 
 def _result(shown: str, first: int, last: int, stop: int, total: int,
@@ -173,9 +174,9 @@ def _cut(text: str, at: int, budget: int, boundaries: tuple[int, ...]) -> tuple[
 
 
 def _stop(text: str, at: int, limit: int, boundaries: tuple[int, ...]) -> int:
-    """Where to cut ``text`` at or before ``limit``: a section start, else a line end,
-    else ``limit`` itself."""
-    fitting = [b for b in boundaries if at < b <= limit]
+    """Where to cut ``text`` at or before ``limit``: a section start in the second half
+    of the room, else a line end, else ``limit`` itself."""
+    fitting = [b for b in boundaries if at + (limit - at) // 2 <= b <= limit and b > at]
     if fitting:
         return fitting[-1]
     newline = text.rfind("\n", at, limit)
