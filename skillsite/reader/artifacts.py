@@ -7,7 +7,6 @@ recorded. :meth:`Artifacts.verify` hashes every file against the manifest's sha2
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -155,6 +154,8 @@ def _check_version(path: Path, manifest: dict[str, Any]) -> None:
 
 
 def _sha256(path: Path) -> str:
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):

@@ -13,10 +13,10 @@ The ledger lives in memory, in one Library (one per server process), under a loc
 from __future__ import annotations
 
 import re
-import secrets
 import threading
 import time
 from dataclasses import dataclass
+from typing import Callable
 
 from skillsite.reader.errors import ReaderError
 
@@ -45,7 +45,8 @@ class SafePolicy:
 class SafeLedger:
     """Issues and consumes opaque refs and keeps the per-window counts."""
 
-    def __init__(self, policy: SafePolicy | None = None, clock=time.monotonic) -> None:
+    def __init__(self, policy: SafePolicy | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.policy = policy or SafePolicy()
         self._clock = clock
         self._lock = threading.Lock()
@@ -55,6 +56,8 @@ class SafeLedger:
 
     def issue(self, name: str) -> str:
         """A fresh single-use ref to skill ``name``."""
+        import secrets
+
         ref = "r-" + secrets.token_urlsafe(18)
         with self._lock:
             now = self._clock()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from typing import Any
 
-from skillsite.reader import files as skill_files_module
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import Budget
 from skillsite.reader.errors import ReaderError
@@ -67,7 +67,7 @@ class Serving:
         the Library's budgets."""
         self._refuse_in_safe_mode("skill_file")
         skill = self._skill(name)
-        data = skill_files_module.file_bytes(self._shelf, skill, path)
+        data = _files().file_bytes(self._shelf, skill, path)
         size = len(data)
         if self.budget.allowance(skill.name, size) < size:
             raise ReaderError("budget-exceeded", f"{skill.name}/{path} has {size} bytes, more "
@@ -80,12 +80,12 @@ class Serving:
     def skill_files(self, name: str) -> list[FileInfo]:
         """Every file of the skill (path relative to its folder, size, sha256)."""
         self._refuse_in_safe_mode("skill_files")
-        return skill_files_module.file_list(self._shelf, self._skill(name))
+        return _files().file_list(self._shelf, self._skill(name))
 
     def front_matter(self, name: str) -> str:
         """The skill's front matter exactly as written (a manifest's whole text)."""
         self._refuse_in_safe_mode("front_matter")
-        return skill_files_module.front_matter(self._shelf, self._skill(name))
+        return _files().front_matter(self._shelf, self._skill(name))
 
     def names(self, cursor: str | None = None, limit: int = 100) -> NamePage:
         """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``."""
@@ -109,3 +109,9 @@ class Serving:
         return sorted(entries)
 
 
+
+
+def _files() -> Any:
+    from skillsite.reader import files
+
+    return files
