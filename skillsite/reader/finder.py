@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
@@ -19,6 +20,8 @@ from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Shelf, StoredSkill
 
 CANDIDATES = 100
+#: Parsed skills a Finder keeps (about 4 kB each).
+DOC_CACHE = 4096
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
 RISKS = ("low", "medium", "high")
@@ -89,18 +92,24 @@ def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
     by prefix or one typo)."""
     terms = query_terms(query)
     found = []
-    for field, value in (("name", doc.name), ("title", doc.title),
-                         ("description", doc.description), ("tags", doc.tags),
-                         ("intents", doc.intents), ("applies_to", doc.applies_to),
-                         ("compatibility", doc.compatibility), ("headings", doc.headings),
-                         ("body", doc.body)):
-        words = set(tokenize(value if isinstance(value, str) else " ".join(value)))
+    for field, words in _field_words(doc):
         loose = field in ("name", "title", "tags")
         if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
                                  and any(near_prefix(term, word) for word in words))
                for term in terms):
             found.append(field)
     return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _field_words(doc: IndexDoc) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((field, frozenset(tokenize(value if isinstance(value, str)
+                                            else " ".join(value))))
+                 for field, value in (("name", doc.name), ("title", doc.title),
+                                      ("description", doc.description), ("tags", doc.tags),
+                                      ("intents", doc.intents), ("applies_to", doc.applies_to),
+                                      ("compatibility", doc.compatibility),
+                                      ("headings", doc.headings), ("body", doc.body)))
 
 
 class Finder:
@@ -112,6 +121,8 @@ class Finder:
         self._lock = threading.Lock()
         self._searcher: Any = None
         self._names: list[str] | None = None
+        # dist/ never changes under a reader, so parsed skills can be kept.
+        self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -138,6 +149,17 @@ class Finder:
                 self._names = self.shelf.names()
             return self._names
 
+    def parsed(self, name: str) -> tuple[StoredSkill, IndexDoc] | None:
+        """The stored skill and its ranking document, kept for the next query."""
+        if name in self._docs:
+            return self._docs[name]
+        skill = self.shelf.get(name)
+        found = (skill, index_doc(skill)) if skill is not None else None
+        if len(self._docs) >= DOC_CACHE:
+            self._docs.clear()
+        self._docs[name] = found
+        return found
+
     def exact(self, query: str) -> StoredSkill | None:
         """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
         text = query.strip()
@@ -158,11 +180,11 @@ class Finder:
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
         skills: dict[str, StoredSkill] = {}
+        docs: dict[str, IndexDoc] = {}
         for name in self.candidates(query, max(wanted, limit)):
-            skill = self.shelf.get(name)
-            if skill is not None and (not filters or filters.accepts(skill)):
-                skills[name] = skill
-        docs = {name: index_doc(skill) for name, skill in skills.items()}
+            found = self.parsed(name)
+            if found is not None and (not filters or filters.accepts(found[0])):
+                skills[name], docs[name] = found
         scored = rank(query, list(docs.values()), limit=len(docs))
         if boosts:
             scored = [(name, round(score + _bonus(docs[name], boosts), 6))

@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -42,8 +43,17 @@ class StoredSkill:
     description: str
     meta: dict[str, Any]
     body: str
-    spans: tuple[Span, ...]
-    files: tuple[str, ...]          # supporting files, relative to the corpus root
+    sections: str                   # JSON; parsed on first use (ranking never needs it)
+    files_json: str
+
+    @cached_property
+    def spans(self) -> tuple[Span, ...]:
+        return tuple(Span(number, *span) for number, span in enumerate(json.loads(self.sections)))
+
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        """Supporting files, relative to the corpus root."""
+        return tuple(json.loads(self.files_json))
 
     @property
     def folder(self) -> str:
@@ -90,9 +100,8 @@ class Shelf:
         if row is None:
             return None
         name, path, kind, sha, title, description, meta, body, sections, files = row
-        spans = tuple(Span(number, *span) for number, span in enumerate(json.loads(sections)))
         return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
-                           spans, tuple(json.loads(files)))
+                           sections, files)
 
     def files(self, name: str) -> list[tuple[str, int, str | None, bool]]:
         """(path in the skill's folder, size, sha256, stored) of its stored files."""
