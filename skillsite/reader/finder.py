@@ -22,6 +22,7 @@ from skillsite.reader.shelf import Shelf, StoredSkill
 CANDIDATES = 100
 #: Parsed skills a Finder keeps (about 4 kB each).
 DOC_CACHE = 4096
+_MISSING = object()
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
 RISKS = ("low", "medium", "high")
@@ -85,6 +86,21 @@ def index_doc(skill: StoredSkill) -> IndexDoc:
                     applies_to=tuple(meta.get("applies_to", ())),
                     compatibility=str(meta.get("compatibility", "")),
                     headings=tuple(meta.get("headings", ())), body=skill.body)
+
+
+def with_verb_forms(query: str) -> str:
+    """``query`` plus the base forms of its -ing and -ed words (``auditing`` -> ``audit``,
+    ``diagnosing`` -> ``diagnose``, ``archived`` -> ``archive``): intents are often said
+    with a verb form that names and titles do not use. Both engines get the same terms."""
+    extra: list[str] = []
+    for term in query_terms(query):
+        if len(term) >= 6 and term.endswith("ing"):
+            extra += [term[:-3], term[:-3] + "e"]
+        elif len(term) >= 5 and term.endswith("ed"):
+            extra += [term[:-1], term[:-2]]
+    terms = set(query_terms(query))
+    forms = [form for form in dict.fromkeys(extra) if form not in terms and len(form) >= 3]
+    return " ".join([query, *forms]) if forms else query
 
 
 def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
@@ -151,14 +167,22 @@ class Finder:
 
     def parsed(self, name: str) -> tuple[StoredSkill, IndexDoc] | None:
         """The stored skill and its ranking document, kept for the next query."""
-        if name in self._docs:
-            return self._docs[name]
+        known = self._docs.get(name, _MISSING)
+        if known is not _MISSING:
+            return known  # type: ignore[return-value]
         skill = self.shelf.get(name)
         found = (skill, index_doc(skill)) if skill is not None else None
         if len(self._docs) >= DOC_CACHE:
             self._docs.clear()
         self._docs[name] = found
         return found
+
+    def _fetch(self, names: list[str]) -> None:
+        """Parse the skills of ``names`` with one query per shard, for :meth:`parsed`."""
+        if len(self._docs) + len(names) > DOC_CACHE:
+            self._docs.clear()
+        for name, skill in self.shelf.get_many(names).items():
+            self._docs[name] = (skill, index_doc(skill))
 
     def exact(self, query: str) -> StoredSkill | None:
         """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
@@ -179,9 +203,12 @@ class Finder:
         from skillsite.index.ranking import rank
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
+        query = with_verb_forms(query)
         skills: dict[str, StoredSkill] = {}
         docs: dict[str, IndexDoc] = {}
-        for name in self.candidates(query, max(wanted, limit)):
+        names = self.candidates(query, max(wanted, limit))
+        self._fetch([name for name in names if name not in self._docs])
+        for name in names:
             found = self.parsed(name)
             if found is not None and (not filters or filters.accepts(found[0])):
                 skills[name], docs[name] = found

@@ -97,11 +97,19 @@ class Shelf:
             row = self._store(name).record(name)
         except sqlite3.DatabaseError as error:
             raise self._damaged(name, error) from None
-        if row is None:
-            return None
-        name, path, kind, sha, title, description, meta, body, sections, files = row
-        return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
-                           sections, files)
+        return _skill(row) if row is not None else None
+
+    def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
+        """The skills of ``names`` that exist, by name: one query per shard."""
+        store = self._store(names[0]) if names else None
+        for shard in {shard_of(name) for name in names}:
+            if self.artifacts.listed(f"{CONTENT}/{shard}"):
+                self.artifacts.require(f"{CONTENT}/{shard}")
+        try:
+            rows = store.records(names) if store is not None else {}
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(CONTENT, f"cannot be read ({error})") from None
+        return {name: _skill(row) for name, row in rows.items()}
 
     def files(self, name: str) -> list[tuple[str, int, str | None, bool]]:
         """(path in the skill's folder, size, sha256, stored) of its stored files."""
@@ -129,3 +137,9 @@ class Shelf:
 
     def _damaged(self, name: str, error: Exception) -> Exception:
         return self.artifacts.damaged(f"{CONTENT}/{shard_of(name)}", f"cannot be read ({error})")
+
+
+def _skill(row: tuple[Any, ...]) -> StoredSkill:
+    name, path, kind, sha, title, description, meta, body, sections, files = row
+    return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
+                       sections, files)
