@@ -1,0 +1,76 @@
+"""``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from skillsite.errors import EXIT_USAGE, SkillsiteError
+
+
+@click.command("mcp")
+@click.option("--dist", "dist", type=click.Path(file_okay=False, path_type=Path),
+              default="dist", show_default=True, envvar="SKILLSITE_DIST",
+              help="The built artifacts to serve (or SKILLSITE_DIST). Example: --dist public/skills")
+@click.option("--http", "address", metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio. "
+                   "Example: --http 127.0.0.1:8000")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]",
+              help="A Host header value clients may send (repeatable; PORT may be *). "
+                   "Required to serve on a non-loopback address. Example: "
+                   "--allow-host skills.example.com:8000")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="A browser Origin allowed to call the server (repeatable). Requests "
+                   "without an Origin are always served. Example: --allow-origin "
+                   "https://app.example.com")
+@click.option("--safe", is_flag=True,
+              help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
+                   "no raw paths or whole bodies (so no resources or skills/list).")
+def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
+        allow_origins: tuple[str, ...], safe: bool) -> None:
+    """Serve DIST to coding agents over the Model Context Protocol.
+
+    One tool per reader operation (context, search, recommend, open, read, related,
+    compose, prompt), every skill file as a skill://<name>/<path> resource, and the
+    io.modelcontextprotocol/skills extension (skills/list, skills/get). stdio by default;
+    --http binds to the address given, with Host/Origin checks always on.
+
+    \b
+    Examples:
+      skillsite mcp                                 stdio, ./dist
+      skillsite mcp --dist public/skills --safe     stdio, safe mode
+      skillsite mcp --http 127.0.0.1:8000           http://127.0.0.1:8000/mcp
+      skillsite mcp --http 0.0.0.0:8000 --allow-host skills.example.com:8000
+    """
+    from skillsite.mcp.transport import AddressError, http_security, parse_address
+
+    try:
+        where = parse_address(address) if address else None
+        security = http_security(where[0], allow_hosts, allow_origins) if where else None
+    except AddressError as error:
+        raise SkillsiteError(str(error)) from None
+    library = _open_library(dist, safe)
+    from skillsite.mcp import create_server, serve_http, serve_stdio
+
+    server = create_server(library, safe=safe)
+    if where is None or security is None:
+        click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
+        serve_stdio(server)
+        return
+    host, port = where
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
+    serve_http(server, host, port, security)
+
+
+def _open_library(dist: Path, safe: bool):
+    from skillsite.reader import Library, ReaderError
+
+    try:
+        library = Library(dist, safe=safe)
+        library.verify()
+    except ReaderError as error:
+        click.echo(f"skillsite mcp: {error}", err=True)
+        sys.exit(EXIT_USAGE)
+    return library
