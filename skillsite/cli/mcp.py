@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from skillsite.errors import EXIT_USAGE, SkillsiteError
+
+if TYPE_CHECKING:
+    from skillsite.reader import Library
 
 
 @click.command("mcp")
@@ -24,11 +28,16 @@ from skillsite.errors import EXIT_USAGE, SkillsiteError
               help="A browser Origin allowed to call the server (repeatable). Requests "
                    "without an Origin are always served. Example: --allow-origin "
                    "https://app.example.com")
+@click.option("--max-skills", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Distinct skills this server process serves bodies and files of; 0: no "
+                   "limit. Example: --max-skills 10")
+@click.option("--max-chars", type=click.IntRange(min=0), default=12000, show_default=True,
+              help="Characters this server process serves in all; 0: no limit.")
 @click.option("--safe", is_flag=True,
               help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
                    "no raw paths or whole bodies (so no resources or skills/list).")
 def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
-        allow_origins: tuple[str, ...], safe: bool) -> None:
+        allow_origins: tuple[str, ...], max_skills: int, max_chars: int, safe: bool) -> None:
     """Serve DIST to coding agents over the Model Context Protocol.
 
     One tool per reader operation (context, search, recommend, open, read, related,
@@ -50,10 +59,11 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         security = http_security(where[0], allow_hosts, allow_origins) if where else None
     except AddressError as error:
         raise SkillsiteError(str(error)) from None
-    library = _open_library(dist, safe)
+    library = _open_library(dist, safe=safe, max_skills=max_skills or None,
+                            max_chars=max_chars or None)
     from skillsite.mcp import create_server, serve_http, serve_stdio
 
-    server = create_server(library, safe=safe)
+    server = create_server(library)
     if where is None or security is None:
         click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
         serve_stdio(server)
@@ -64,13 +74,13 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     serve_http(server, host, port, security)
 
 
-def _open_library(dist: Path, safe: bool):
+def _open_library(dist: Path, **options: Any) -> Library:
+    """The Library over ``dist``, every file hashed first (a long-lived process can
+    afford it); a missing or damaged dist/ ends the command with exit code 2."""
     from skillsite.reader import Library, ReaderError
 
     try:
-        library = Library(dist, safe=safe)
-        library.verify()
+        return Library(dist, verify=True, **options)
     except ReaderError as error:
-        click.echo(f"skillsite mcp: {error}", err=True)
+        click.echo(f"skillsite mcp: {error.message}", err=True)
         sys.exit(EXIT_USAGE)
-    return library

@@ -11,6 +11,8 @@ from typing import Any
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
 
 from skillsite.mcp.skills import skill_name, view_meta
 from skillsite.reader import Library, ReaderError
@@ -43,7 +45,12 @@ def _content(library: Library, name: str, path: str) -> str | bytes:
     try:
         data = library.skill_file(name, path)
     except ReaderError as error:
-        raise ResourceNotFoundError(f"No file {path!r} in skill {name!r}: {error}") from None
+        if error.code in ("not-found", "invalid-argument"):
+            raise ResourceNotFoundError(f"No file {path!r} in skill {name!r}: "
+                                        f"{error.message}") from None
+        # a spent budget: the request was fine, this process will not serve more
+        raise MCPError(code=INVALID_REQUEST, message=error.message,
+                       data=error.to_dict()) from None
     try:
         return data.decode("utf-8")  # exact bytes: strict UTF-8 round-trips
     except UnicodeDecodeError:
@@ -73,8 +80,11 @@ class FileTypes:
 
     def _describe(self, content: dict[str, Any]) -> None:
         uri = str(content.get("uri", ""))
-        if uri.endswith("/SKILL.md") and (name := skill_name(uri)) is not None:
-            meta = view_meta(self.library, name)
+        if (name := skill_name(uri)) is not None:
+            try:
+                meta = view_meta(self.library.skill_files(name))
+            except ReaderError:
+                meta = {}
             if meta:
                 content["_meta"] = {**(content.get("_meta") or {}), **meta}
             return

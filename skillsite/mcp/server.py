@@ -7,7 +7,7 @@ from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
 from skillsite.mcp.resources import register_resources
-from skillsite.mcp.skills import SkillsExtension
+from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
 from skillsite.mcp.tools import register_tools
 from skillsite.reader import Library
 
@@ -34,15 +34,18 @@ Each skill's files are also resources: skill://<name>/SKILL.md and skill://<name
 listed with digests by skills/list (the io.modelcontextprotocol/skills extension)."""
 
 
-def create_server(library: Library, *, safe: bool = False) -> MCPServer:
-    """An ``MCPServer`` over ``library``. Safe mode serves the tools only: resources and
-    skills/list would hand out raw paths and whole bodies, which safe mode never does."""
+def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
+    """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
+    skills/list would hand out raw paths and whole bodies, which safe mode never does.
+    ``page_size`` is the number of skills per skills/list page."""
+    safe = library.safe
     hint = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
+    skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
     server = MCPServer(
         "skillsite",
         instructions=_instructions(library, safe),
         version=_version(),
-        extensions=[] if safe else [SkillsExtension(library, ttl_ms=CACHE_TTL_MS)],
+        extensions=[] if safe else [skills],
         cache_hints={"tools/list": hint, "resources/templates/list": hint,
                      "resources/read": hint},
         log_level="WARNING",
@@ -50,11 +53,12 @@ def create_server(library: Library, *, safe: bool = False) -> MCPServer:
     register_tools(server, library)
     if not safe:
         register_resources(server, library)
+        server.middleware.append(LegacyDeclaration())
     return server
 
 
 def _instructions(library: Library, safe: bool) -> str:
-    text = GUIDE.format(count=library.context().to_dict().get("skills", "many"))
+    text = GUIDE.format(count=library.context().skills)
     return text + (SAFE_GUIDE if safe else FILES_GUIDE)
 
 

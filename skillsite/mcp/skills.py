@@ -16,8 +16,11 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 
 from skillsite.reader import Library, ReaderError
+from skillsite.reader.results import FileInfo
 
 IDENTIFIER = "io.modelcontextprotocol/skills"
+GENERATED_NOTE = ("This skill is not written as a SKILL.md: skillsite serves a SKILL.md view "
+                  "generated from its own file, which is listed verbatim next to it.")
 VIEW_KEY = "dev.skillsite/generated-view"
 PAGE_SIZE = 50
 # SEP-2640 limits per skill: a host need not load more.
@@ -38,10 +41,10 @@ def skill_name(uri: str) -> str | None:
     return match.group(1) if match else None
 
 
-def view_meta(library: Library, name: str) -> dict[str, Any]:
-    """``_meta`` saying that ``name``'s SKILL.md is generated, or {} for a real one."""
-    view = library.generated_view(name)
-    return {VIEW_KEY: view} if view else {}
+def view_meta(files: list[FileInfo]) -> dict[str, Any]:
+    """``_meta`` saying that the skill's SKILL.md is a generated view, or {} if it is not."""
+    generated = any(f.path == "SKILL.md" and f.generated for f in files)
+    return {VIEW_KEY: {"generated": True, "note": GENERATED_NOTE}} if generated else {}
 
 
 class SkillsExtension(Extension):
@@ -50,8 +53,9 @@ class SkillsExtension(Extension):
 
     identifier = IDENTIFIER
 
-    def __init__(self, library: Library, *, ttl_ms: int) -> None:
+    def __init__(self, library: Library, *, ttl_ms: int, page_size: int = PAGE_SIZE) -> None:
         self.library = library
+        self.page_size = page_size
         self.cache = {"ttlMs": ttl_ms, "cacheScope": "public"}
 
     def methods(self) -> list[MethodBinding]:
@@ -66,13 +70,13 @@ class SkillsExtension(Extension):
 
     def list_page(self, cursor: str | None) -> dict[str, Any]:
         try:
-            page = self.library.names(cursor=cursor, limit=PAGE_SIZE)
+            page = self.library.names(cursor=cursor, limit=self.page_size)
         except ReaderError as error:
             raise MCPError(code=INVALID_PARAMS, message=f"Bad cursor: {error}") from None
         entries = [entry for name in page.names if (entry := self.entry(name)) is not None]
         result: dict[str, Any] = {"resultType": "complete", "skills": entries, **self.cache}
-        if page.next_cursor:
-            result["nextCursor"] = page.next_cursor
+        if page.cursor:
+            result["nextCursor"] = page.cursor
         return result
 
     def get(self, uri: str) -> dict[str, Any]:
@@ -88,19 +92,20 @@ class SkillsExtension(Extension):
         if len(name) > 64 or not AGENT_SKILLS_NAME.fullmatch(name):
             return None
         try:
-            front_matter = self.library.front_matter(name)
+            front_matter = self.library.front_matter_data(name)
             files = self.library.skill_files(name)
         except ReaderError:
             return None
-        if len(files) > MAX_FILES or sum(f.size for f in files) > MAX_BYTES:
-            return None
+        if (len(files) > MAX_FILES or sum(f.size for f in files) > MAX_BYTES
+                or not all(f.stored and f.sha256 for f in files)):
+            return None  # a host could not load it whole
         entry: dict[str, Any] = {
             "uri": f"skill://{name}/SKILL.md",
             "frontmatter": front_matter,
             "resources": [{"uri": f"skill://{name}/{f.path}", "digest": f"sha256:{f.sha256}",
                            "size": f.size} for f in files],
         }
-        if meta := view_meta(self.library, name):
+        if meta := view_meta(files):
             entry["_meta"] = meta
         return entry
 

@@ -19,7 +19,8 @@ READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 Ref = Annotated[str, Field(min_length=1, max_length=512,
                            description="A skill's name, skill:<name>, or a ref from a result")]
-Query = Annotated[str, Field(max_length=500, description="Words to look for; empty browses A-Z")]
+Query = Annotated[str, Field(max_length=2000,
+                             description="Words to look for; empty lists skills A-Z")]
 Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
 Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
 Risk = Literal["low", "medium", "high"]
@@ -37,10 +38,9 @@ def _jsonable(value: Any) -> Any:
 
 
 def error_text(error: ReaderError) -> str:
-    """The error as JSON with its stable code, so a model can branch on it."""
-    shape = error.to_dict() if hasattr(error, "to_dict") else {}
-    return json.dumps({"code": error.code, "message": str(error), **shape},
-                      ensure_ascii=False, separators=(",", ":"))
+    """The reader's error JSON (``{"error": code, "message": ...}``), so a model can branch
+    on the stable code."""
+    return to_text(error)
 
 
 def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
@@ -65,14 +65,14 @@ def _tools(library: Library) -> list[Callable[..., str]]:
     def search(query: Query = "",
                limit: Annotated[int, Field(ge=1, le=50)] = 10,
                tags: Words = None,
-               applies_to: Annotated[str | None, Field(max_length=200)] = None,
+               applies_to: Words = None,
                format: Format | None = None,
                compatibility: Annotated[str | None, Field(max_length=200)] = None,
                max_risk: Risk | None = None) -> str:
         """Find skills. Returns compact candidates (ref, name, title, description, tags,
         score, matched fields), never a body. An exact name comes first."""
         return answer(library.search, query, limit=limit, tags=tags or (),
-                      applies_to=applies_to, format=format, compatibility=compatibility,
+                      applies_to=applies_to or (), format=format, compatibility=compatibility,
                       max_risk=max_risk)
 
     def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
