@@ -7,10 +7,10 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import call, error_shape, skills_list, tool_error
-from skillsite.reader.safe import SafePolicy
 
 from skillsite.mcp import create_server
 from skillsite.reader import Library
+from skillsite.reader.safe import SafePolicy
 
 pytestmark = pytest.mark.anyio
 
