@@ -47,6 +47,27 @@ async def test_a_stdio_session(dist: Path) -> None:
         assert read.contents[0].text.startswith("---")  # type: ignore[union-attr]
 
 
+def test_garbage_on_stdin_does_not_stop_the_server(dist: Path) -> None:
+    process = subprocess.Popen([sys.executable, "-m", "skillsite", "mcp", "--dist", str(dist)],
+                               env=skillsite_env(), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(b"not json at all\n" + b'{"jsonrpc": "2.0", "id": 7, "method": "nope"}\n'
+                        + b'{"jsonrpc": "2.0", "id": 8, "method": "tools/list", "params": 3}\n'
+                        + INITIALIZE.encode() + b"\n")
+    process.stdin.flush()
+    answers = {}
+    while 1 not in answers:
+        line = process.stdout.readline()
+        assert line, "the server stopped"
+        answer = json.loads(line)
+        answers[answer.get("id")] = answer
+    process.stdin.close()
+    assert process.wait(30) == 0
+    assert answers[7]["error"]["code"] == -32601
+    assert "io.modelcontextprotocol/skills" in answers[1]["result"]["capabilities"]["experimental"]
+
+
 async def test_streamable_http_on_loopback(dist: Path) -> None:
     process, port = start_http(dist)
     try:

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
@@ -71,3 +72,17 @@ async def test_the_search_budget_holds_across_calls(client: Client) -> None:
         assert served == SafePolicy().max_searches
         shape = error_shape(await tool_error(client, "search", query="rollback deploy"))
         assert shape["error"] == "restricted-budget-exhausted"
+
+
+async def test_a_ref_used_by_concurrent_calls_serves_one(client: Client) -> None:
+    async with client:
+        ref = (await call(client, "search", query="bisect a regression"))["results"][0]["ref"]
+        results = []
+
+        async def one() -> None:
+            results.append(await client.call_tool("open", {"ref": ref}))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(8):
+                group.start_soon(one)
+    assert sum(not result.is_error for result in results) == 1

@@ -117,3 +117,20 @@ async def test_concurrent_calls_on_worker_threads_agree(dist: Path, mode: str) -
             for _ in range(16):
                 group.start_soon(one)
     assert len(answers) == 16 and all(answer == answers[0] for answer in answers)
+
+
+async def test_the_budget_holds_across_concurrent_calls(dist: Path, mode: str) -> None:
+    names = ["git-bisect", "pdf-forms", "sql-review", "pr-review", "changelog-writer",
+             "certcheck", "flaky-test-hunter", "k8s-rollout-debug", "incident-triage"]
+    served: list[str] = []
+    async with connect(dist, mode) as client:
+        async def one(name: str) -> None:
+            result = await client.call_tool("read", {"ref": name, "max_chars": 500})
+            if not result.is_error:
+                served.append(name)
+
+        async with anyio.create_task_group() as group:
+            for name in names:
+                group.start_soon(one, name)
+        budgets = (await call(client, "context"))["budgets"]
+    assert len(served) == 3 and sorted(budgets["skills_loaded"]) == sorted(served)
