@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 import anyio.to_thread
 from mcp.server.mcpserver import Extension, MethodBinding
@@ -29,6 +30,8 @@ MAX_BYTES = 16 * 1024 * 1024
 # The URI's last segment is the skill name, which must follow the Agent Skills rule.
 AGENT_SKILLS_NAME = re.compile(r"[a-z0-9](?:-?[a-z0-9])*")
 SKILL_URI = re.compile(r"skill://([^/]+)/SKILL\.md")
+# RFC 3986 pchar and "/", left as they are in a file's URI.
+PATH_SAFE = "/!$&'()*+,;=:@~"
 
 
 class GetSkillParams(RequestParams):
@@ -39,6 +42,12 @@ def skill_name(uri: str) -> str | None:
     """The skill name in ``skill://<name>/SKILL.md``, or None for any other URI."""
     match = SKILL_URI.fullmatch(uri)
     return match.group(1) if match else None
+
+
+def file_uri(name: str, path: str) -> str:
+    """The resource URI of a skill's file, its path percent-encoded where a URI needs it
+    (spaces, ``#``, ``%``, non-ASCII); the resource template decodes it back."""
+    return f"skill://{name}/{quote(path, safe=PATH_SAFE)}"
 
 
 def view_meta(files: list[FileInfo]) -> dict[str, Any]:
@@ -88,7 +97,7 @@ class SkillsExtension(Extension):
 
     def entry(self, name: str) -> dict[str, Any] | None:
         """The SEP-2640 entry for ``name``; None when it is unknown, its name breaks the
-        Agent Skills rule, or it is over the per-skill limits."""
+        Agent Skills rule, it is over the per-skill limits, or ``dist/`` lacks a file."""
         if len(name) > 64 or not AGENT_SKILLS_NAME.fullmatch(name):
             return None
         try:
@@ -99,10 +108,12 @@ class SkillsExtension(Extension):
         if (len(files) > MAX_FILES or sum(f.size for f in files) > MAX_BYTES
                 or not all(f.stored and f.sha256 for f in files)):
             return None  # a host could not load it whole
+        if front_matter.get("name") != name or not front_matter.get("description"):
+            return None  # the spec requires both, the name equal to the URI's
         entry: dict[str, Any] = {
             "uri": f"skill://{name}/SKILL.md",
             "frontmatter": front_matter,
-            "resources": [{"uri": f"skill://{name}/{f.path}", "digest": f"sha256:{f.sha256}",
+            "resources": [{"uri": file_uri(name, f.path), "digest": f"sha256:{f.sha256}",
                            "size": f.size} for f in files],
         }
         if meta := view_meta(files):

@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import REPO, skills_get, skills_list
 
+from skillsite.builder.pipeline import build
 from skillsite.mcp import create_server
 from skillsite.mcp.skills import IDENTIFIER, VIEW_KEY
 from skillsite.reader import Library
@@ -121,3 +122,37 @@ async def test_anything_but_a_served_skill_is_invalid_params(client: Client, uri
             await skills_list(client, "not-a-cursor")
         assert caught.value.error.code == -32602
         assert (await skills_list(client))["skills"]
+
+
+ODD_FILES: dict[str, bytes] = {
+    "SKILL.md": b"---\nname: odd-names\ndescription: Files with odd names. Use it to test URIs."
+                b"\nallowed-tools: Read Grep\nmetadata:\n  owner: \"x: y\"\n---\n# Odd\n",
+    "references/my notes.md": b"a space\n", "assets/a#b.md": b"a hash\n",
+    "assets/\u00fc.md": b"not ascii\n", "assets/100%.md": b"a percent\n",
+    "assets/a+b.md": b"a plus\n", "assets/blob.bin": b"\x00\x01\xff\xfe",
+}
+
+
+@pytest.fixture(scope="module")
+def odd_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("odd")
+    for path, data in ODD_FILES.items():
+        target = root / "corpus" / "odd-names" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    build(root / "corpus", root / "dist")
+    return root / "dist"
+
+
+async def test_odd_file_names_get_uris_that_read_back(odd_dist: Path) -> None:
+    server = create_server(Library(odd_dist, max_skills=None, max_chars=None))
+    async with Client(server) as client:
+        entry = (await skills_get(client, "skill://odd-names/SKILL.md"))["skill"]
+        assert entry["frontmatter"] == front_matter(ODD_FILES["SKILL.md"].decode())
+        assert len(entry["resources"]) == len(ODD_FILES)
+        for resource in entry["resources"]:
+            assert resource["uri"].isascii() and not {" ", "#"} & set(resource["uri"])
+            data = await read_bytes(client, resource["uri"])
+            assert resource["digest"] == "sha256:" + hashlib.sha256(data).hexdigest()
+        blob = (await client.read_resource("skill://odd-names/assets/blob.bin")).contents[0]
+        assert blob.mime_type == "application/octet-stream"
