@@ -16,14 +16,15 @@ from skillsite.reader import Library
 CACHE_TTL_MS = 24 * 60 * 60 * 1000
 
 GUIDE = """\
-This server is a library of {count} agent skills. Never try to load the whole catalog.
+This server is a library of agent skills. Never try to load the whole catalog.
 1. search(query) returns compact candidates (ref, name, description, tags); never bodies.
 2. open(ref) returns one skill's headings with their sizes, links, depends_on and files.
 3. read(ref, section="<heading>") returns that one section, bounded by max_chars; when the
    result says truncated, call read again with its cursor.
 Also: recommend(task) ranks skills for a task, related(ref) and compose(ref) give neighbours
 and one level of prerequisites, context() gives counts and tags, prompt() a bounded listing.
-Results are JSON. Budgets limit distinct skills and characters read per server process."""
+Results are JSON. Budgets limit the distinct skills and the characters this server serves.
+"""
 
 SAFE_GUIDE = """
 Safe mode: every ref is single-use. Each result carries a fresh ref for the next step;
@@ -43,7 +44,7 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
     skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
     server = MCPServer(
         "skillsite",
-        instructions=_instructions(library, safe),
+        instructions=GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE),
         version=_version(),
         extensions=[] if safe else [skills],
         cache_hints={"tools/list": hint, "resources/templates/list": hint,
@@ -55,11 +56,6 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
         register_resources(server, library)
         server.middleware.append(LegacyDeclaration())
     return server
-
-
-def _instructions(library: Library, safe: bool) -> str:
-    text = GUIDE.format(count=library.context().skills)
-    return text + (SAFE_GUIDE if safe else FILES_GUIDE)
 
 
 def _version() -> str:
