@@ -22,6 +22,7 @@ Ref = Annotated[str, Field(min_length=1, max_length=512,
 Query = Annotated[str, Field(max_length=2000,
                              description="Words to look for; empty lists skills A-Z")]
 Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
+Section = Annotated[str, Field(max_length=300)] | Annotated[int, Field(ge=0, le=100_000)]
 Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
 Risk = Literal["low", "medium", "high"]
 
@@ -90,13 +91,14 @@ def _tools(library: Library) -> list[Callable[..., str]]:
         return answer(library.open, ref)
 
     def read(ref: Ref,
-             section: Annotated[str | None, Field(max_length=300)] = None,
+             section: Section | None = None,
              start_line: Annotated[int | None, Field(ge=1)] = None,
              end_line: Annotated[int | None, Field(ge=1)] = None,
              max_chars: Annotated[int, Field(ge=200, le=20000)] = 4000,
              cursor: Annotated[str | None, Field(max_length=512)] = None) -> str:
-        """Read one section (by heading), a line range, or the whole body, at most
-        max_chars. A cut is explicit: truncated is true and cursor continues from it."""
+        """Read one section (its heading, or its index from open), a line range, or the
+        whole body, at most max_chars. A cut is explicit: truncated is true, and passing
+        its cursor back continues where it stopped."""
         return answer(library.read, ref, section, start_line=start_line, end_line=end_line,
                       max_chars=max_chars, cursor=cursor)
 

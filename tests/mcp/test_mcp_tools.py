@@ -56,6 +56,8 @@ async def test_answers_are_the_readers_json(dist: Path, mode: str) -> None:
         passage = await call(client, "read", ref=ref, section=heading["heading"])
         assert passage == reader.read(ref, heading["heading"]).to_dict()
         assert passage["text"] and passage["chars"] <= 4000
+        by_index = await call(client, "read", ref=ref, section=heading["index"])
+        assert by_index == reader.read(ref, heading["index"]).to_dict() == passage
         assert await call(client, "context") == reader.context().to_dict()
         assert await call(client, "compose", ref="incident-triage") == \
             reader.compose("incident-triage").to_dict()
