@@ -52,11 +52,18 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
       skillsite mcp --http 127.0.0.1:8000           http://127.0.0.1:8000/mcp
       skillsite mcp --http 0.0.0.0:8000 --allow-host skills.example.com:8000
     """
-    from skillsite.mcp.transport import AddressError, http_security, parse_address
+    from skillsite.mcp.transport import (
+        AddressError,
+        check_can_listen,
+        http_security,
+        parse_address,
+    )
 
     try:
         where = parse_address(address) if address else None
         security = http_security(where[0], allow_hosts, allow_origins) if where else None
+        if where:
+            check_can_listen(*where)
     except AddressError as error:
         raise SkillsiteError(str(error)) from None
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,

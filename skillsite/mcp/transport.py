@@ -7,6 +7,7 @@ anywhere else (``http_security`` refuses to go without one)."""
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
@@ -55,6 +56,19 @@ def http_security(host: str, allow_hosts: tuple[str, ...] = (),
             "127.0.0.1")
     return TransportSecuritySettings(enable_dns_rebinding_protection=True,
                                      allowed_hosts=list(hosts), allowed_origins=list(origins))
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """Fail now, with a message, when ``host:port`` cannot be listened on (in use, no such
+    address), rather than after start-up with a server log line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise AddressError(f"cannot listen on {host}:{port}: {error.strerror or error}; "
+                           "pick another port, e.g. --http 127.0.0.1:8765") from None
 
 
 def serve_stdio(server: MCPServer) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -112,6 +113,16 @@ def test_an_allow_list_is_enforced_on_a_public_address(dist: Path) -> None:
 def test_a_bad_address_is_a_usage_error(dist: Path, address: str) -> None:
     done = skillsite("mcp", "--dist", str(dist), "--http", address)
     assert done.returncode == 2 and "HOST:PORT" in done.stderr
+
+
+def test_a_port_in_use_is_a_usage_error(dist: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = skillsite("mcp", "--dist", str(dist), "--http", f"127.0.0.1:{port}")
+    assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_a_missing_dist_stops_the_server_at_start(tmp_path: Path) -> None:
