@@ -158,15 +158,18 @@ def spawn_http(args: list[str]) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     command = [sys.executable, *args]
     command += [str(port)] if args[0] == "-c" else ["--http", f"127.0.0.1:{port}"]
-    process = subprocess.Popen(command, env=env(), stderr=subprocess.DEVNULL)
-    for _ in range(600):
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen(command, env=env(), stderr=log)
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline and process.poll() is None:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
             return process, f"http://127.0.0.1:{port}/mcp"
         except OSError:
             time.sleep(0.05)
     process.kill()
-    raise RuntimeError("the HTTP server did not start")
+    log.seek(0)
+    raise RuntimeError(f"the HTTP server did not start: {log.read()[-2000:]!r}")
 
 
 async def startup(dist: Path) -> float:
@@ -211,24 +214,31 @@ def reader_figures(dist: Path, count: int) -> dict[str, tuple[float, float]]:
 
 
 async def measure(dist: Path, count: int) -> dict[str, Any]:
-    results: dict[str, Any] = {"start_s": await startup(dist), "import_mcp_s": import_seconds()}
+    results: dict[str, Any] = {}
+
+    def done(key: str, value: Any) -> None:
+        results[key] = value
+        print(f"  {key}: {value}", flush=True)
+
+    done("start_s", await startup(dist))
+    done("import_mcp_s", import_seconds())
     async with Client(stdio(dist)) as client:
-        results["stdio"] = await session_figures(client, count)
+        done("stdio", await session_figures(client, count))
     async with Client(stdio(dist), mode="legacy") as client:
-        results["legacy"] = await session_figures(client, count)
+        done("legacy", await session_figures(client, count))
     async with Client(stdio(None)) as client:
-        results["peer_stdio"] = await peer_figures(client, count)
+        done("peer_stdio", await peer_figures(client, count))
     for key, args in (("http", ["-m", "skillsite", "mcp", "--dist", str(dist), *UNLIMITED]),
                       ("peer_http", ["-c", PEER])):
         process, url = spawn_http(args)
         try:
             async with Client(url) as client:
-                results[key] = (await session_figures(client, count) if key == "http"
-                                else await peer_figures(client, count))
+                done(key, await session_figures(client, count) if key == "http"
+                     else await peer_figures(client, count))
         finally:
             process.terminate()
             process.wait(10)
-    results["reader"] = reader_figures(dist, count)
+    done("reader", reader_figures(dist, count))
     return results
 
 
