@@ -27,9 +27,9 @@ def skillsite(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[st
                           capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
 
-def post(port: int, **headers: str) -> int:
+def post(port: int, body: str = INITIALIZE, **headers: str) -> int:
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    connection.request("POST", "/mcp", body=INITIALIZE, headers={
+    connection.request("POST", "/mcp", body=body, headers={
         "Content-Type": "application/json", "Accept": "application/json, text/event-stream",
         **headers})
     status = connection.getresponse().status
@@ -82,6 +82,8 @@ async def test_streamable_http_on_loopback(dist: Path) -> None:
         assert post(port, Host="evil.example") == 421
         assert post(port, Host="localhost") == 421                 # no port
         assert post(port, Origin="http://evil.example") == 403
+        assert post(port, body="{not json") == 400
+        assert post(port) == 200
         assert process.poll() is None
     finally:
         process.terminate()
