@@ -112,12 +112,14 @@ async def test_get_returns_the_listed_entry(client: Client) -> None:
 @pytest.mark.parametrize("uri", ["skill://no-such-skill/SKILL.md",
                                  "skill://pdf-forms/references/FORMS.md",
                                  "skill://pdf-forms", "skill://disk_usage/SKILL.md",
-                                 "skill://../SKILL.md", "file:///etc/passwd", ""])
+                                 "skill://../SKILL.md", "file:///etc/passwd", "",
+                                 "skill://" + "x" * 100_000 + "/SKILL.md"])
 async def test_anything_but_a_served_skill_is_invalid_params(client: Client, uri: str) -> None:
     async with client:
         with pytest.raises(MCPError) as caught:
             await skills_get(client, uri)
         assert caught.value.error.code == -32602
+        assert len(caught.value.error.message) < 400
         with pytest.raises(MCPError) as caught:
             await skills_list(client, "not-a-cursor")
         assert caught.value.error.code == -32602
