@@ -68,8 +68,9 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         raise SkillsiteError(str(error)) from None
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,
                             max_chars=max_chars or None)
-    from skillsite.mcp import create_server, serve_http, serve_stdio
+    from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
+    warm_up(library)
     server = create_server(library)
     if where is None or security is None:
         click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
