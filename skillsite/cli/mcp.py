@@ -1,13 +1,12 @@
 """``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillsite.errors import EXIT_USAGE, SkillsiteError
+from skillsite.errors import SkillsiteError
 
 if TYPE_CHECKING:
     from skillsite.reader import Library
@@ -90,5 +89,4 @@ def _open_library(dist: Path, **options: Any) -> Library:
     try:
         return Library(dist, verify=True, **options)
     except ReaderError as error:
-        click.echo(f"skillsite mcp: {error.message}", err=True)
-        sys.exit(EXIT_USAGE)
+        raise SkillsiteError(error.message) from None  # exit code 2, whatever the code
