@@ -6,6 +6,7 @@ from pathlib import Path
 from skillsite import config
 from skillsite.linter.rules import (
     body,
+    bundled,
     corpus,
     endpoints,
     fields,
@@ -17,7 +18,7 @@ from skillsite.linter.rules import (
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, RULES, SCHEMA, Rule
 
 __all__ = ["RULES", "Rule", "PARSE", "SCHEMA", "DOCUMENT", "CORPUS", "all_rules", "load_config"]
-del body, corpus, endpoints, fields, manifest, names, parsing, virtual
+del body, bundled, corpus, endpoints, fields, manifest, names, parsing, virtual
 
 
 def all_rules() -> list[Rule]:
