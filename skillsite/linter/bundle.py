@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterator
 
 from skillsite.models import Document
@@ -65,18 +66,23 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     if doc.source.kind != "skill-md":
         return []
     folder = os.path.abspath(doc.source.path.parent)
-    root = os.path.realpath(doc.source.root)
-    return doc.memo("bundled", lambda: list(_walk(folder, root, max_size)))
+    return doc.memo("bundled", lambda: list(_walk(folder, _real(str(doc.source.root)),
+                                                  max_size)))
+
+
+@lru_cache(maxsize=64)
+def _real(root: str) -> str:
+    return os.path.realpath(root)
 
 
 def _walk(folder: str, root: str, max_size: int) -> Iterator[Bundled]:
-    own = os.path.realpath(os.path.join(folder, "SKILL.md"))
+    own = os.path.join(folder, "SKILL.md")
     pending, count = [""], 0
     while pending:
         rel_dir = pending.pop()
         try:
             with os.scandir(os.path.join(folder, rel_dir)) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
+                entries = list(listing)
         except OSError:
             continue
         if rel_dir and any(e.name == "SKILL.md" for e in entries):
@@ -101,26 +107,34 @@ def _read(entry: os.DirEntry[str], rel: str, root: str, own: str,
     if entry.is_symlink():
         path = os.path.realpath(path)
         if (not path.startswith(root + os.sep) or not os.path.isfile(path)
-                or path == own):
+                or path == os.path.realpath(own)):
             return None  # never followed out of the corpus root; SKILL.md is not bundled
     elif not entry.is_file(follow_symlinks=False):
         return None
-    try:
-        size = os.stat(path).st_size
-    except OSError:
-        return None
     suffix = os.path.splitext(entry.name)[1].lower()
-    if size > max_size or (suffix and suffix not in TEXT_SUFFIXES):
-        return Bundled(rel, path, size, None)
-    return Bundled(rel, path, size, _text(path, max_size))
+    if suffix and suffix not in TEXT_SUFFIXES:
+        try:
+            return Bundled(rel, path, os.stat(path).st_size, None)
+        except OSError:
+            return None
+    raw = _bytes(path, max_size)
+    if raw is None:
+        return None
+    if len(raw) > max_size:
+        return Bundled(rel, path, os.stat(path).st_size, None)
+    return Bundled(rel, path, len(raw), _text(raw))
 
 
-def _text(path: str, max_size: int) -> str | None:
+def _bytes(path: str, max_size: int) -> bytes | None:
+    """At most ``max_size + 1`` bytes of the file: enough to tell it is too large."""
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(max_size + 1)
+            return handle.read(max_size + 1)
     except OSError:
         return None
+
+
+def _text(raw: bytes) -> str | None:
     if b"\0" in raw[:8192]:
         return None
     try:

@@ -27,6 +27,7 @@ def read(source: Source, *, max_size: int = DEFAULT_MAX_SIZE) -> Document | None
     text = _read_text(doc, max_size)
     if text is None:
         return doc
+    doc.derived["text"] = text  # the whole normalized file, for scans and suppressions
     if source.kind == "skill-toml":
         _fill(doc, tomlmap.load(text))
     elif source.kind == "skill-json":

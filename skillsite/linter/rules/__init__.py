@@ -13,12 +13,13 @@ from skillsite.linter.rules import (
     manifest,
     names,
     parsing,
+    security,
     virtual,
 )
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, RULES, SCHEMA, Rule
 
 __all__ = ["RULES", "Rule", "PARSE", "SCHEMA", "DOCUMENT", "CORPUS", "all_rules", "load_config"]
-del body, bundled, corpus, endpoints, fields, manifest, names, parsing, virtual
+del body, bundled, corpus, endpoints, fields, manifest, names, parsing, security, virtual
 
 
 def all_rules() -> list[Rule]:

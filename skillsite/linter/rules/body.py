@@ -12,7 +12,8 @@ MAX_BODY_TOKENS = 5000
 _CHARS_PER_TOKEN = 4
 
 
-@rule("body-too-long", "warning", formats=("skill-md", "virtual"))
+@rule("body-too-long", "warning", formats=("skill-md", "virtual"), family="body",
+      peers={"agnix": "AS-012, AS-021", "skillsaw": "context-budget"})
 def body_too_long(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     The body should stay under 500 lines and about 5000 tokens (Agent Skills
@@ -30,7 +31,7 @@ def body_too_long(doc: Document, ctx: Context) -> Iterator[Finding]:
                                    f"{MAX_BODY_TOKENS}; move detail into references/")
 
 
-@rule("empty-body", "warning", formats=("skill-md",))
+@rule("empty-body", "warning", formats=("skill-md",), family="body")
 def empty_body(doc: Document, ctx: Context) -> Iterator[Finding]:
     """The ``SKILL.md`` has front matter but no instructions after it."""
     if doc.data is not None and not doc.body.strip():
