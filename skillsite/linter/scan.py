@@ -12,9 +12,10 @@ import unicodedata
 from typing import Iterator
 
 from skillsite.linter.fences import Fence, fences, in_fence
-from skillsite.linter.secrets import entropy
+from skillsite.linter.secrets import entropy, lower
 
 Found = Iterator[tuple[int, str]]
+
 
 _BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,
                           0x061C)}
@@ -59,6 +60,10 @@ _ADDRESSED = (
     r"|do not (?:tell|inform|alert|show) the user|without (?:telling|informing|asking) "
     r"the user")
 _OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
+_OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
+# A piece of every phrase above, looked for in the lowered text.
+_OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now",
+                     "the user")
 _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
                      r"(?:run|execute|send|upload|download|delete|read|fetch|curl|post)"
                      r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
@@ -87,12 +92,15 @@ def hidden_instructions(text: str) -> Found:
 
 def prompt_override(text: str) -> Found:
     """Visible phrases that tell the agent to drop its instructions, outside code."""
-    lowered = text.lower()
-    if not any(w in lowered for w in ("ignore", "disregard", "forget", "override", "bypass",
-                                      "you are now", "do not", "without", "system prompt")):
+    lowered = lower(text)
+    if not any(w in lowered for w in _OVERRIDE_MARKERS):
         return
     blocks = None
-    for found in _OVERRIDE.finditer(text):
+    # Lowering keeps offsets (it changes no length in the texts that reach here: those
+    # that are not ASCII are searched with IGNORECASE instead).
+    found_in = (_OVERRIDE_LOWER.finditer(lowered) if text.isascii()
+                else _OVERRIDE.finditer(text))
+    for found in found_in:
         blocks = fences(text) if blocks is None else blocks
         at = found.start()
         if not (_in_code(text, at, blocks) or _quoted(text, at) or _in_comment(text, at)):
@@ -151,7 +159,7 @@ _PIPE = re.compile(
 def pipe_to_shell(text: str) -> Found:
     """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
     ``iwr ... | iex``, ``bash <(curl ...)``."""
-    lowered = text.lower()
+    lowered = lower(text)
     if not any(w in lowered for w in ("curl", "wget", "iwr", "irm", "invoke-")):
         return
     for found in _PIPE.finditer(text):

@@ -12,9 +12,13 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from functools import lru_cache
 from typing import Iterator
 
 MIN_ENTROPY = 3.0
+#: ``text.lower()``, computed once per text for every scanner that looks for words (a str
+#: caches its hash, so a repeated lookup costs next to nothing).
+lower = lru_cache(maxsize=16)(str.lower)
 #: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
 #: texts cost one substring search per shape.
 _KNOWN = [
@@ -34,7 +38,7 @@ _GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
 # key = "value" / key: value / KEY=value. The regex starts at the separator, which is
 # rare, and the key name before it is then checked against _SECRET_NAME.
 _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
-_NAME_MARKERS = ("key", "KEY", "Key", "ecret", "ECRET", "oken", "OKEN", "assw", "ASSW")
+_NAME_MARKERS = ("key", "secret", "token", "passw")  # looked for in the lowered text
 _KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
 _SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
                           r"access[_-]?token|auth[_-]?token|token|password|passwd|"
@@ -79,7 +83,8 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
                 value = text[found.end():found.end() + 200].strip().split("\n", 1)[0]
             if len(value) >= 20 and not is_placeholder(value):
                 yield found.start(), what
-    if not any(name in text for name in _NAME_MARKERS):
+    lowered = lower(text)
+    if not any(name in lowered for name in _NAME_MARKERS):
         return
     for found in _ASSIGNED.finditer(text):
         value = found.group(1)
