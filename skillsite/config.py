@@ -11,6 +11,7 @@ beats ``pyproject.toml`` in the same folder. Example::
     max-file-size = 2097152                   # bytes; default 1 MiB
     exclude = ["drafts/*"]                    # glob patterns, relative to each root
     allow-internal-endpoints = ["mcp.corp.internal"]  # hosts exempt from endpoint-internal
+    inline-suppressions = false               # ignore skillsite-disable comments (CI audits)
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from skillsite.models import ERROR, WARNING
 DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not read
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
-         "allow-internal-endpoints"}
+         "allow-internal-endpoints", "inline-suppressions"}
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class Config:
     max_file_size: int = DEFAULT_MAX_SIZE
     exclude: tuple[str, ...] = ()
     allow_internal_endpoints: tuple[str, ...] = ()
+    #: Whether ``<!-- skillsite-disable ... -->`` and ``# skillsite: disable=`` comments count.
+    inline_suppressions: bool = True
     source: str = "defaults"
 
     def enabled(self, rule: str) -> bool:
@@ -104,8 +107,11 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
         max_file_size=table.get("max-file-size", DEFAULT_MAX_SIZE),
         exclude=_strings(table, "exclude", origin),
         allow_internal_endpoints=_strings(table, "allow-internal-endpoints", origin),
+        inline_suppressions=table.get("inline-suppressions", True),
         source=origin,
     )
+    if not isinstance(config.inline_suppressions, bool):
+        raise ConfigError(f"{origin}: inline-suppressions must be true or false")
     check_rule_ids([*config.select, *config.ignore, *config.severity], origin, rules)
     for rule, level in config.severity.items():
         if level not in (ERROR, WARNING):

@@ -5,6 +5,7 @@ import posixpath
 import traceback
 from typing import Iterable
 
+from skillsite.linter import suppress
 from skillsite.linter.pointer import resolve
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
@@ -30,7 +31,28 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
     if doc.data is not None:
         found += _schema_problems(doc, ctx, path)
         found += _rule_problems(doc, ctx, path)
-    return sorted(p for p in found if p is not None)
+    problems = [p for p in found if p is not None]
+    if ctx.config.inline_suppressions:
+        problems = _suppressed(doc, ctx, path, problems)
+    return sorted(problems)
+
+
+def _suppressed(doc: Document, ctx: Context, path: str,
+                problems: list[Problem]) -> list[Problem]:
+    """Drop what inline comments silence, in the document and in its bundled files."""
+    texts = {path: doc.derived.get("text", "")}
+    folder = posixpath.dirname(path)
+    for bundled in doc.derived.get("bundled", ()):
+        if bundled.text:
+            texts[posixpath.join(folder, bundled.rel)] = bundled.text
+    kept, unused = suppress.apply(problems, texts)
+    for where, suppression in unused:
+        if all(ctx.config.enabled(rule) for rule in suppression.rules if rule in RULES):
+            problem = make_problem(ctx, suppress.UNUSED, where,
+                                   (suppression.line, suppression.column),
+                                   suppress.unused_message(suppression, RULES))
+            kept += [problem] if problem else []
+    return kept
 
 
 def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

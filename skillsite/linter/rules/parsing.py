@@ -133,3 +133,14 @@ declare("version-format", WARNING, """
     documentation asks.
 """, scope=SCHEMA, formats=("skill-toml",),
    hint="should be a semantic version such as \"1.2.0\"")
+declare("unused-suppression", WARNING, """
+    An inline suppression comment that silences nothing: no problem of the rules it names
+    is on the lines it covers (any more), or it names a rule that does not exist.
+
+    Suppressions are written ``<!-- skillsite-disable-next-line RULE -->``,
+    ``<!-- skillsite-disable RULE -->`` ... ``<!-- skillsite-enable RULE -->`` in Markdown
+    and ``# skillsite: disable=RULE`` in YAML front matter, TOML and scripts (at the end of
+    a line for that line, alone for the next one); without a rule ID they silence every
+    rule. Remove a stale one so that it does not hide a future problem.
+    ``inline-suppressions = false`` in the configuration ignores them all.
+""", family="suppression")
