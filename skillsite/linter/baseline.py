@@ -66,8 +66,9 @@ def write(path: Path, problems: list[Problem], base: Path) -> None:
 def read(path: Path) -> Counter[Key]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        entries = data["problems"] if data.get("version") == VERSION else None
-        return Counter((e["rule"], e["path"], e["fingerprint"]) for e in entries)
+        if data.get("version") != VERSION:
+            raise ValueError(data.get("version"))
+        return Counter((e["rule"], e["path"], e["fingerprint"]) for e in data["problems"])
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         raise ConfigError(f"baseline {path} is not a skillsite baseline; delete it to "
                           "write a new one") from None
