@@ -11,6 +11,7 @@ from skillsite.linter.rules import (
     endpoints,
     fields,
     manifest,
+    markdown,
     names,
     parsing,
     security,
@@ -19,7 +20,7 @@ from skillsite.linter.rules import (
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, RULES, SCHEMA, Rule
 
 __all__ = ["RULES", "Rule", "PARSE", "SCHEMA", "DOCUMENT", "CORPUS", "all_rules", "load_config"]
-del body, bundled, corpus, endpoints, fields, manifest, names, parsing, security, virtual
+del body, bundled, corpus, endpoints, fields, manifest, markdown, names, parsing, security, virtual
 
 
 def all_rules() -> list[Rule]:
