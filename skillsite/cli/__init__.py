@@ -36,6 +36,7 @@ def _register() -> None:
 
     for command in (check.check, check.rules, build.build):
         main.add_command(command)
+    main.add_command(__import__("skillsite.cli.fix", fromlist=["fix"]).fix)
 
 
 _register()
