@@ -5,6 +5,7 @@ beats ``pyproject.toml`` in the same folder. Example::
 
     [tool.skillsite]
     select = ["name-format", "broken-link"]   # only these rules (default: all)
+    extend-select = ["unrestricted-bash"]     # opt-in rules to run as well
     ignore = ["body-too-long"]                # never these
     severity = { unknown-field = "error" }    # override a default severity
     allow-fields = ["x-internal-owner"]       # extra front-matter keys to accept
@@ -26,12 +27,14 @@ from skillsite.models import ERROR, WARNING
 DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not read
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
-         "allow-internal-endpoints", "inline-suppressions"}
+         "allow-internal-endpoints", "inline-suppressions", "extend-select"}
 
 
 @dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ()
+    #: Opt-in rules to run besides the default ones.
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
     allow_fields: tuple[str, ...] = ()
@@ -44,6 +47,10 @@ class Config:
 
     def enabled(self, rule: str) -> bool:
         return (not self.select or rule in self.select) and rule not in self.ignore
+
+    def chosen(self, rule: str) -> bool:
+        """Named explicitly, as an opt-in rule must be to run."""
+        return rule in self.select or rule in self.extend_select
 
     def severity_of(self, rule: str, default: str) -> str:
         return self.severity.get(rule, default)
@@ -101,6 +108,7 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
                           f"known: {', '.join(sorted(_KEYS))}")
     config = Config(
         select=_strings(table, "select", origin),
+        extend_select=_strings(table, "extend-select", origin),
         ignore=_strings(table, "ignore", origin),
         severity=dict(table.get("severity", {})),
         allow_fields=_strings(table, "allow-fields", origin),
@@ -112,7 +120,8 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
     )
     if not isinstance(config.inline_suppressions, bool):
         raise ConfigError(f"{origin}: inline-suppressions must be true or false")
-    check_rule_ids([*config.select, *config.ignore, *config.severity], origin, rules)
+    check_rule_ids([*config.select, *config.extend_select, *config.ignore, *config.severity],
+                   origin, rules)
     for rule, level in config.severity.items():
         if level not in (ERROR, WARNING):
             raise ConfigError(f"{origin}: severity of {rule} must be 'error' or 'warning', "

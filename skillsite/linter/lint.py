@@ -106,7 +106,7 @@ def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem |
     for rule in RULES.values():
         if rule.scope != DOCUMENT or kind not in rule.formats or rule.check is None:
             continue
-        if not ctx.config.enabled(rule.id):
+        if not ctx.config.enabled(rule.id) or (rule.opt_in and not ctx.config.chosen(rule.id)):
             continue
         try:
             for where, message, *severity in rule.check(doc, ctx):

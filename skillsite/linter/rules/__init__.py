@@ -7,7 +7,9 @@ from skillsite import config
 from skillsite.linter.rules import (
     body,
     bundled,
+    claude_code,
     corpus,
+    description,
     endpoints,
     fields,
     manifest,
@@ -20,7 +22,7 @@ from skillsite.linter.rules import (
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, RULES, SCHEMA, Rule
 
 __all__ = ["RULES", "Rule", "PARSE", "SCHEMA", "DOCUMENT", "CORPUS", "all_rules", "load_config"]
-del body, bundled, corpus, endpoints, fields, manifest, markdown, names, parsing, security, virtual
+del body, bundled, claude_code, corpus, description, endpoints, fields, manifest, markdown, names, parsing, security, virtual
 
 
 def all_rules() -> list[Rule]:

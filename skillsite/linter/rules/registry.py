@@ -50,6 +50,8 @@ class Rule:
     fixable: bool = False
     #: The equivalent rules of peer linters, such as ``{"agnix": "AS-004"}``.
     peers: tuple[tuple[str, str], ...] = ()
+    #: Runs only when named in ``select`` or ``extend-select``.
+    opt_in: bool = False
 
     @property
     def summary(self) -> str:
@@ -80,7 +82,8 @@ def declare(rule_id: str, severity: str, doc: str, *, scope: str = PARSE,
 
 def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
          scope: str = DOCUMENT, family: str = "spec", fixable: bool = False,
-         peers: dict[str, str] | None = None) -> Callable[[DocumentCheck], DocumentCheck]:
+         peers: dict[str, str] | None = None,
+         opt_in: bool = False) -> Callable[[DocumentCheck], DocumentCheck]:
     """Register the decorated generator as a document (or corpus) rule.
 
     Its findings may be located in the document (a JSON pointer or ``(line, column)``) or
@@ -89,6 +92,7 @@ def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
     def register(check: DocumentCheck) -> DocumentCheck:
         _register(Rule(rule_id, severity, scope, formats,
                        inspect.cleandoc(check.__doc__ or ""), check, family=family,
-                       fixable=fixable, peers=tuple(sorted((peers or {}).items()))))
+                       fixable=fixable, peers=tuple(sorted((peers or {}).items())),
+                       opt_in=opt_in))
         return check
     return register
