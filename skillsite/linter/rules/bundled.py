@@ -14,6 +14,8 @@ from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.models import Document
 
 LONG_REFERENCE_LINES = 100
+#: The specification's folders of files for the agent; other files "may also be present".
+AGENT_FOLDERS = ("scripts/", "references/", "assets/")
 _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
@@ -105,8 +107,11 @@ def _rel(doc: Document, path: str | None) -> str:
       peers={"agnix": "AS-023", "skillsaw": "agentskill-unreferenced-files"})
 def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
-    A bundled file that neither ``SKILL.md`` nor any other file of the skill mentions,
-    so the agent never learns it exists.
+    A file in ``scripts/``, ``references/`` or ``assets/`` that neither ``SKILL.md`` nor
+    any other file of the skill mentions, so the agent never learns it exists.
+
+    The specification names those three folders for what the agent runs, reads and uses;
+    other files "may also be present" and are not checked.
 
     A file counts as mentioned when its path, its file name, one of its folders
     (``scripts/``, ``canvas-fonts``) or its Python module name (``core.gif_builder``)
@@ -118,7 +123,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     # mentioned, which errs on the quiet side.
     texts = "\n".join([doc.body, *(f.text for f in files if f.text)])
     for bundled in files:
-        if bundled.for_people:
+        if bundled.for_people or not bundled.rel.startswith(AGENT_FOLDERS):
             continue
         if not any(name in texts for name in _names(bundled.rel)):
             yield Elsewhere(bundled.rel, 1, 1), (

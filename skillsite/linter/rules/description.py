@@ -30,14 +30,14 @@ def description_trigger(doc: Document, ctx: Context) -> Iterator[Finding]:
     The Agent Skills specification asks for both: agents choose a skill from its
     description alone. Say when, with a trigger such as "Use when ...", "Use for ...",
     "when the user asks ...". Claude Code's ``when_to_use`` field counts as the trigger.
-    Descriptions of fewer than four words are left to the length rule.
+    Descriptions of fewer than eight words are too short to judge and are left alone.
 
     Passing example::
 
         description: Fills PDF forms. Use when a form must be filled.
     """
     text = _description(doc)
-    if (text and len(text.split()) >= 4 and not _TRIGGER.search(text)
+    if (text and len(text.split()) >= 8 and not _TRIGGER.search(text)
             and not text_field(doc, "when_to_use")):
         yield "/description", ("description does not say when to use the skill; add a "
                                "trigger such as 'Use when ...'")
