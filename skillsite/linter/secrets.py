@@ -88,6 +88,8 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
         return
     for found in _ASSIGNED.finditer(text):
         value = found.group(1)
+        if _code(value, text[found.end():found.end() + 1]):
+            continue  # an expression (Curve25519.KeyAgreement.PrivateKey()), not a literal
         if _mixed(value) and _secret_name(text, found) and not is_placeholder(value):
             yield found.start(1), "a secret assigned to a secret-named key"
 
@@ -96,6 +98,13 @@ def _secret_name(text: str, found: re.Match[str]) -> bool:
     start = found.start()
     key = _KEY_END.search(text, max(start - 60, 0), start)
     return key is not None and _SECRET_NAME.match(key.group(1)) is not None
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _code(value: str, after: str) -> bool:
+    return after == "(" or _DOTTED.fullmatch(value) is not None
 
 
 def _mixed(value: str) -> bool:

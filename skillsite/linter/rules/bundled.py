@@ -168,15 +168,20 @@ def reference_toc(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A bundled Markdown reference longer than 100 lines has no table of contents near its
     top (a "Contents" heading, or a list of links to its own headings, in the first 40
-    lines).
+    lines). A reference is a Markdown file that the skill links to, or one in
+    ``references/``; READMEs and changelogs are for people and are not checked.
 
     Anthropic's skill authoring guidance asks for one, so that an agent that previews
     the file with a partial read still sees its whole scope.
     """
-    for bundled in references(doc, ctx.config.max_file_size).files:
+    refs = references(doc, ctx.config.max_file_size)
+    for bundled in refs.files:
         text = bundled.text
         if not bundled.is_markdown or not text or text.count("\n") < LONG_REFERENCE_LINES:
             continue
+        if bundled.for_people or not (bundled.rel in refs.depth
+                                      or bundled.rel.startswith("references/")):
+            continue  # not a reference: nothing links it and it is not in references/
         head = "\n".join(text.split("\n", _TOC_LINES)[:_TOC_LINES])
         if not _TOC.search(head):
             yield Elsewhere(bundled.rel, 1, 1), (
