@@ -32,7 +32,7 @@ _SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
 _FOR_PEOPLE = re.compile(r"(?:^|/)(?:LICEN[CS]E|COPYING|NOTICE|README|CHANGELOG|CONTRIBUTING|"
                          r"AUTHORS|SECURITY)(?:\.\w+)?$|(?:^|/)(?:__init__\.py|"
                          r"requirements[\w.-]*\.txt|package(?:-lock)?\.json|pyproject\.toml|"
-                         r"\.gitignore|\.DS_Store)$|^agents/openai\.yaml$", re.IGNORECASE)
+                         r"\.gitignore|\.DS_Store|[\w.-]+\.lock)$|^agents/openai\.yaml$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

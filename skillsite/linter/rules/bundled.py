@@ -16,6 +16,8 @@ from skillsite.models import Document
 LONG_REFERENCE_LINES = 100
 #: The specification's folders of files for the agent; other files "may also be present".
 AGENT_FOLDERS = ("scripts/", "references/", "assets/")
+# A folder named on its own ("templates are in `assets/`"), not as part of a file's path.
+_FOLDER_MENTION = re.compile(r"((?:\./)?[\w.-]+(?:/[\w.-]+)*/)(?=[\s`'\")\]]|$)")
 _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
@@ -113,36 +115,49 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     The specification names those three folders for what the agent runs, reads and uses;
     other files "may also be present" and are not checked.
 
-    A file counts as mentioned when its path, its file name, one of its folders
-    (``scripts/``, ``canvas-fonts``) or its Python module name (``core.gif_builder``)
-    appears in the text of a file of the skill. Licences, READMEs
+    A file counts as mentioned when a link leads to it, or its path (with or without its
+    extension), its file name or its Python module (``import fill``) appears in the text
+    of a file of the skill, or one of its folders is named on its own ("templates are in
+    ``assets/``"); ``scripts/fill.py`` names that file, not the whole ``scripts/``. Licences, READMEs
     and package manifests are for people and tools, and are never orphans.
     """
-    files = references(doc, ctx.config.max_file_size).files
+    refs = references(doc, ctx.config.max_file_size)
     # One text to search: a file that names itself (a usage line) then counts as
     # mentioned, which errs on the quiet side.
-    texts = "\n".join([doc.body, *(f.text for f in files if f.text)])
-    for bundled in files:
+    texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
+    folders = {m.group(1).removeprefix("./") for m in _FOLDER_MENTION.finditer(texts)}
+    root = _skill_root(doc)
+    linked = {_rel(doc, path) for _, (_, _, path) in _all_links(doc, ctx)
+              if path and _inside(path, root)}
+    for bundled in refs.files:
         if bundled.for_people or not bundled.rel.startswith(AGENT_FOLDERS):
             continue
-        if not any(name in texts for name in _names(bundled.rel)):
-            yield Elsewhere(bundled.rel, 1, 1), (
-                f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
-                "skill; link it where the agent should use it, or remove it")
+        if (bundled.rel in linked or any(name in texts for name in _names(bundled.rel))
+                or any(folder in folders for folder in _folders(bundled.rel))):
+            continue
+        yield Elsewhere(bundled.rel, 1, 1), (
+            f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
+            "skill; link it where the agent should use it, or remove it")
 
 
 def _names(rel: str) -> list[str]:
-    """The ways a text may name ``rel``: its path, its file name, each of its folders
-    (``scripts/``, ``./canvas-fonts``) and, for a Python file, its module (``core.gif``)."""
+    """The ways a text may name ``rel``: its path (with or without its extension), its
+    file name and, for a Python file, its module (``scripts.fill``, ``import fill``)."""
     stem, suffix = posixpath.splitext(rel)
-    names = [rel, posixpath.basename(rel)]
+    base = posixpath.basename(stem)
+    names = [rel, posixpath.basename(rel), stem + " ", stem + "`"]
     if suffix == ".py":
-        names.append(stem.replace("/", "."))
+        parent = posixpath.basename(posixpath.dirname(stem))
+        names += [stem.replace("/", "."), f"import {base}", f"from {base} import",
+                  f".{base} import", f"{parent}.{base}"]
+    return names
+
+
+def _folders(rel: str) -> Iterator[str]:
     folder = posixpath.dirname(rel)
     while folder:
-        names += [folder + "/", posixpath.basename(folder)]
+        yield folder + "/"
         folder = posixpath.dirname(folder)
-    return names
 
 
 @rule("bundled-file-too-large", "warning", formats=("skill-md",), family="bundled",
