@@ -18,7 +18,7 @@ from skillsite.builder.records import (
 )
 from skillsite.index.fields import field_texts
 from skillsite.linter.checker import FileResult, display_path
-from skillsite.models import Document, SkillEntry, Source
+from skillsite.models import ERROR, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json
 from skillsite.store.content import ContentRow, row_of
 
@@ -91,11 +91,15 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)
     if entry is not None:
+        # A file with errors of its own is never in the catalog until it changes, and the
+        # cache is published with dist/: its record must not carry what the catalog would
+        # (a description holding the credential that made it an error).
+        own_error = any(p.severity == ERROR for p in result.problems)
         cached = cached._replace(
             name=entry.name, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
             fingerprint=extracted.fingerprint if extracted else None,
-            catalog_json=record_json(catalog_entry(entry)))
+            catalog_json=None if own_error else record_json(catalog_entry(entry)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, extracted.fingerprint or "", row_of(entry),

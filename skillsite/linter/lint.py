@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import traceback
+from dataclasses import replace
 from typing import Iterable
 
 from skillsite.linter.pointer import resolve
+from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context
 from skillsite.linter.schema import violations
@@ -18,7 +20,7 @@ def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
         return None
     rule = RULES[rule_id]
     level = ctx.config.severity.get(rule_id) or severity or rule.severity
-    return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, message)
+    return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, redact(message))
 
 
 def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
@@ -28,6 +30,9 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
     if doc.data is not None:
         found += _schema_problems(doc, ctx, path)
         found += _rule_problems(doc, ctx, path)
+        secrets = secrets_of(doc.data)
+        found = [replace(p, message=redact(p.message, secrets)) if p and secrets else p
+                 for p in found]
     return sorted(p for p in found if p is not None)
 
 
