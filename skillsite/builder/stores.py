@@ -60,5 +60,6 @@ class BuildStores:
             self.content.delete(payload.name)
             self.index.delete(payload.name)
         self.content.put_row(payload.content)
+        self.content.put_files(list(payload.files))
         self.index.add_fields(payload.name, payload.index_fields)
         self.held[payload.name] = payload.fingerprint

@@ -32,9 +32,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from skillsite.cli import build, check
+    from skillsite.cli import build, check, query
 
-    for command in (check.check, check.rules, build.build):
+    for command in (check.check, check.rules, build.build, *query.COMMANDS):
         main.add_command(command)
 
 

@@ -8,9 +8,13 @@ scores in ``[0, 1]`` and is multiplied by its FORMATS.md §4 weight:
   frequency with BM25's length normalization (no IDF: a score that depends only on
   the document and the query stays put when the candidate set changes a little);
 - ``name``: per query term, 1 for a name token equal to it, ½ for a name token it
-  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``);
-- ``title``, ``intent``, ``tag``, ``applies_to``, ``compatibility``: the share of
-  query terms found in that field;
+  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``), 0.4 for one
+  that begins with it give or take one typo (four letters or more, see
+  :mod:`skillsite.index.fuzzy`: ``kuberentes`` finds ``kubernetes``);
+- ``title``, ``tag``: the share of query terms found there, a typo or prefix
+  counting 0.4;
+- ``intent``, ``applies_to``, ``compatibility``: the share of query terms
+  found in that field;
 - ``graph``: the caller's 0..1 centrality of the skill.
 
 Each signal averages over the query's terms, so a skill that matches every term
@@ -27,6 +31,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skillsite.index.fields import WEIGHTS
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import tokenize
 
 if TYPE_CHECKING:
@@ -36,6 +41,8 @@ if TYPE_CHECKING:
 PHRASE_BONUS = 1.0
 EXACT_NAME_BONUS = 3.0
 PREFIX_MIN_CHARS = 3
+#: What a name or title token within one edit of a query term's prefix earns (a typo).
+FUZZY_HIT = 0.4
 
 _K1 = 1.2
 _B = 0.75
@@ -80,8 +87,12 @@ def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
         "compatibility": set(tokenize(doc.compatibility)),
     }
     name_hits = [_name_hit(term, name) for term in terms]
+    title_hits = [1.0 if term in fields["title"] else _near_hit(term, fields["title"])
+                  for term in terms]
     counts = Counter(lexical)
     matched = {term for term, hit in zip(terms, name_hits) if hit}
+    matched.update(term for term, hit in zip(terms, title_hits) if hit)
+    matched.update(term for term in terms if _near_hit(term, fields["tag"]))
     matched.update(term for term in terms if counts[term])
     for present in fields.values():
         matched.update(term for term in terms if term in present)
@@ -94,6 +105,9 @@ def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
     }
     for signal, present in fields.items():
         signals[signal] = sum(term in present for term in terms) / len(terms)
+    signals["title"] = sum(title_hits) / len(terms)
+    signals["tag"] = sum(1.0 if term in fields["tag"] else _near_hit(term, fields["tag"])
+                         for term in terms) / len(terms)
     base = sum(WEIGHTS[signal] * value for signal, value in signals.items())
     score = base * (0.5 + 0.5 * len(matched) / len(terms))
     if len(sequence) > 1 and any(_contains(words, sequence)
@@ -113,6 +127,13 @@ def _name_hit(term: str, name: list[str]) -> float:
         return 1.0
     if len(term) >= PREFIX_MIN_CHARS and any(token.startswith(term) for token in name):
         return 0.5
+    return _near_hit(term, name)
+
+
+def _near_hit(term: str, tokens: Sequence[str] | set[str]) -> float:
+    """:data:`FUZZY_HIT` when a token begins with ``term`` give or take one edit."""
+    if len(term) >= FUZZY_MIN_CHARS and any(near_prefix(term, token) for token in tokens):
+        return FUZZY_HIT
     return 0.0
 
 
