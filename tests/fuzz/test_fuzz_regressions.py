@@ -58,3 +58,24 @@ def test_toml_array_items_are_located_at_their_quote(text: str, pointer: str,
     from skillsite.linter.parse import tomlmap
 
     assert tomlmap.load(text).positions[pointer] == where
+
+
+# 4. PyYAML breaks lines at NEL, LS and PS (U+0085, U+2028, U+2029) as YAML 1.1 does: a
+#    description holding one shifted every later location down a line (past the end of
+#    the file), and a plain scalar holding one was a syntax error.
+def test_unicode_line_separators_are_text(tmp_path: Path) -> None:
+    text = ("---\nname: demo\ndescription: Fills\u2028forms\x85fast. Use when asked.\n"
+            "compatibility: yes\n---\nBody.\n")
+    assert ("skills/demo/SKILL.md", 4, 16, "yaml-implicit-type") in [
+        (p.path, p.line, p.column, p.rule) for p in skillsite.check(
+            [_write(tmp_path, "skills/demo/SKILL.md", text)], base=tmp_path, jobs=1).problems]
+    from skillsite.linter.parse import yamlmap
+
+    assert yamlmap.load("d: a\u2029b\n").data == {"d": "a\u2029b"}
+
+
+def _write(root: Path, relative: str, text: str) -> Path:
+    path = root / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return root
