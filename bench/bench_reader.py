@@ -11,7 +11,9 @@ side, on the same dist/ and the same queries:
 - **cold search**: wall time of ``python -m skillsite search QUERY --json`` in a fresh
   process (median of ``--cold-runs``, queries in rotation), and of ``open`` and ``read``;
 - **baseline**: ``python -c pass`` and ``python -c "import tantivy"`` in fresh processes,
-  measured in the same run, so the figures can be read against this machine's load;
+  measured in the same run, so the figures can be read against this machine's load; and
+  the CPU time (user + system) of the cold searches and of ``python -c pass``, which load
+  inflates far less than wall time;
 - **warm search**: p50 and p95 of ``Library.search`` in one process, after one warm-up
   round, over ``--warm-queries`` queries made from the corpus' own vocabulary;
 - CPU load of other processes during the run (from ``/proc/stat``), since this machine
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import random
 import statistics
@@ -58,10 +61,17 @@ def _build(corpus: Path, dist: Path, backend: str) -> float:
     return time.perf_counter() - started
 
 
-def _wall(args: list[str], env: dict[str, str]) -> float:
+def _wall(args: list[str], env: dict[str, str], cpu: list[float] | None = None) -> float:
+    """Wall milliseconds of one fresh process; its CPU milliseconds go to ``cpu``."""
+    before = os.times()
     started = time.perf_counter()
     subprocess.run(args, check=True, stdout=subprocess.DEVNULL, env=env)
-    return (time.perf_counter() - started) * 1000
+    wall = (time.perf_counter() - started) * 1000
+    after = os.times()
+    if cpu is not None:
+        cpu.append((after.children_user + after.children_system - before.children_user
+                    - before.children_system) * 1000)
+    return wall
 
 
 def _queries(rng: random.Random, count: int) -> list[str]:
@@ -69,19 +79,26 @@ def _queries(rng: random.Random, count: int) -> list[str]:
 
 
 def cold(dist: Path, runs: int, names: list[str]) -> dict[str, float]:
-    env = {**os.environ, "SKILLSITE_DIST": str(dist)}
+    # An installed package has its bytecode compiled; this machine's environment sets
+    # PYTHONDONTWRITEBYTECODE, which would make every fresh process compile skillsite.
+    env = {key: value for key, value in os.environ.items()
+           if key != "PYTHONDONTWRITEBYTECODE"}
+    env["SKILLSITE_DIST"] = str(dist)
     python = [sys.executable]
     rng = random.Random(7)
     queries = _queries(rng, runs)
     _wall([*python, "-m", "skillsite", "search", "warm up the page cache", "--json"], env)
     found: dict[str, list[float]] = {"cold_search": [], "cold_open": [], "cold_read": [],
-                                     "python_pass": [], "import_tantivy": []}
+                                     "python_pass": [], "import_tantivy": [],
+                                     "cold_search_cpu": [], "python_pass_cpu": []}
     for number in range(runs):  # interleaved, so that load changes hit every figure alike
         name = names[number % len(names)]
-        found["python_pass"].append(_wall([*python, "-c", "pass"], env))
+        found["python_pass"].append(_wall([*python, "-c", "pass"], env,
+                                          found["python_pass_cpu"]))
         found["import_tantivy"].append(_wall([*python, "-c", "import tantivy"], env))
         found["cold_search"].append(_wall([*python, "-m", "skillsite", "search",
-                                           queries[number], "--json"], env))
+                                           queries[number], "--json"], env,
+                                          found["cold_search_cpu"]))
         found["cold_open"].append(_wall([*python, "-m", "skillsite", "open", name, "--json"],
                                         env))
         found["cold_read"].append(_wall([*python, "-m", "skillsite", "read", name, "-s", "1",
@@ -134,7 +151,10 @@ def _print(count: int, rows: dict[str, dict[str, float]]) -> None:
     print(f"\n== {count} skills; ms, medians of cold runs in fresh processes ==")
     print(f"{'':34}" + "".join(f"{b:>12}" for b in backends) + "   floor (tantivy)")
     labels = [("cold search --json (ms)", "cold_search"), ("cold open --json (ms)", "cold_open"),
-              ("cold read -s 1 --json (ms)", "cold_read"), ("  python -c pass (ms)", "python_pass"),
+              ("cold read -s 1 --json (ms)", "cold_read"),
+              ("  cold search, CPU (ms)", "cold_search_cpu"),
+              ("  python -c pass (ms)", "python_pass"),
+              ("  python -c pass, CPU (ms)", "python_pass_cpu"),
               ("  python -c 'import tantivy' (ms)", "import_tantivy"),
               ("warm search p50 (ms)", "warm_p50"), ("warm search p95 (ms)", "warm_p95"),
               ("foreign load (cores)", "foreign_cores"), ("build, clean (s)", "build_s")]
@@ -153,7 +173,18 @@ def main() -> None:
     parser.add_argument("--cold-runs", type=int, default=7)
     parser.add_argument("--warm-queries", type=int, default=400)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--dists", nargs="+", type=Path, metavar="DIST",
+                        help="Measure these built dist/ folders instead of generating.")
     args = parser.parse_args()
+    if args.dists:
+        rows = {}
+        for dist in args.dists:
+            backend = json.loads((dist / "manifest.json").read_text())["index_backend"]
+            rows[backend] = {**measure(dist, args.cold_runs, args.warm_queries),
+                             "build_s": float("nan")}
+        skills = json.loads((args.dists[0] / "manifest.json").read_text())["counts"]["skills"]
+        _print(skills, rows)
+        return
     whoosh_sizes = {int(s) for s in args.whoosh_sizes.split(",") if s}
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):

@@ -84,6 +84,9 @@ def main() -> None:
     parser.add_argument("--no-synthetic", action="store_true")
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--show-misses", action="store_true")
+    parser.add_argument("--synthetic-dists", nargs=2, type=Path, metavar=("TANTIVY", "WHOOSH"),
+                        help="Built dist/ folders of the synthetic corpus to reuse (they must "
+                             "be built from generate.py with the file's count and seed).")
     args = parser.parse_args()
     spec = json.loads(args.queries.read_text())
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
@@ -93,14 +96,18 @@ def main() -> None:
         if not args.no_synthetic:
             synthetic = spec["synthetic"]
             corpus = work / "synthetic"
-            _generate(corpus, synthetic["count"], synthetic["seed"])
+            if not args.synthetic_dists:
+                _generate(corpus, synthetic["count"], synthetic["seed"])
             sets[f"synthetic {synthetic['count']}"] = (corpus, synthetic["queries"])
         total = 0
         for label, (corpus, queries) in sets.items():
             rows, tops = {}, {}
-            for backend in BACKENDS:
+            for number, backend in enumerate(BACKENDS):
                 dist = work / f"dist-{corpus.name}-{backend}"
-                _build(corpus, dist, backend)
+                if label != "corpus/" and args.synthetic_dists:
+                    dist = args.synthetic_dists[number]
+                else:
+                    _build(corpus, dist, backend)
                 labelled = queries if label == "corpus/" else synthetic_labels(dist, queries)
                 labelled = [(q, r) for q, r in labelled if r]
                 rows[backend], tops[backend] = score(dist, labelled)

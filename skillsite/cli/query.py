@@ -228,4 +228,4 @@ def verify(dist: str | None, as_json: bool) -> None:
     sys.exit(2 if mismatches else 0)
 
 
-COMMANDS = (search, recommend, open_, read, related, compose, context, prompt, verify)
+

@@ -9,6 +9,8 @@ field's lexicon with :func:`near_prefix` and ORs the matches.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 FUZZY_MIN_CHARS = 4
 #: Engine fields that get prefix and fuzzy matching.
 FUZZY_FIELDS = ("name", "title", "tags")
@@ -16,8 +18,10 @@ FUZZY_FIELDS = ("name", "title", "tags")
 FUZZY_BOOST = 0.5
 
 
+@lru_cache(maxsize=1 << 16)
 def near_prefix(query: str, term: str) -> bool:
-    """Whether some prefix of ``term`` is within one edit of ``query``."""
+    """Whether some prefix of ``term`` is within one edit of ``query`` (cached: ranking
+    asks the same pairs again and again)."""
     size = len(query)
     if len(term) < size - 1:
         return False

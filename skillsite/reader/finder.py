@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
@@ -19,6 +20,9 @@ from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Shelf, StoredSkill
 
 CANDIDATES = 100
+#: Parsed skills a Finder keeps (about 4 kB each).
+DOC_CACHE = 4096
+_MISSING = object()
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
 RISKS = ("low", "medium", "high")
@@ -84,23 +88,44 @@ def index_doc(skill: StoredSkill) -> IndexDoc:
                     headings=tuple(meta.get("headings", ())), body=skill.body)
 
 
+def with_verb_forms(query: str) -> str:
+    """``query`` plus the base forms of its -ing and -ed words (``auditing`` -> ``audit``,
+    ``diagnosing`` -> ``diagnose``, ``archived`` -> ``archive``): intents are often said
+    with a verb form that names and titles do not use. Both engines get the same terms."""
+    extra: list[str] = []
+    for term in query_terms(query):
+        if len(term) >= 6 and term.endswith("ing"):
+            extra += [term[:-3], term[:-3] + "e"]
+        elif len(term) >= 5 and term.endswith("ed"):
+            extra += [term[:-1], term[:-2]]
+    terms = set(query_terms(query))
+    forms = [form for form in dict.fromkeys(extra) if form not in terms and len(form) >= 3]
+    return " ".join([query, *forms]) if forms else query
+
+
 def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
     """The fields of ``doc`` that share a term with ``query`` (names, titles and tags also
     by prefix or one typo)."""
     terms = query_terms(query)
     found = []
-    for field, value in (("name", doc.name), ("title", doc.title),
-                         ("description", doc.description), ("tags", doc.tags),
-                         ("intents", doc.intents), ("applies_to", doc.applies_to),
-                         ("compatibility", doc.compatibility), ("headings", doc.headings),
-                         ("body", doc.body)):
-        words = set(tokenize(value if isinstance(value, str) else " ".join(value)))
+    for field, words in _field_words(doc):
         loose = field in ("name", "title", "tags")
         if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
                                  and any(near_prefix(term, word) for word in words))
                for term in terms):
             found.append(field)
     return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _field_words(doc: IndexDoc) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((field, frozenset(tokenize(value if isinstance(value, str)
+                                            else " ".join(value))))
+                 for field, value in (("name", doc.name), ("title", doc.title),
+                                      ("description", doc.description), ("tags", doc.tags),
+                                      ("intents", doc.intents), ("applies_to", doc.applies_to),
+                                      ("compatibility", doc.compatibility),
+                                      ("headings", doc.headings), ("body", doc.body)))
 
 
 class Finder:
@@ -112,6 +137,8 @@ class Finder:
         self._lock = threading.Lock()
         self._searcher: Any = None
         self._names: list[str] | None = None
+        # dist/ never changes under a reader, so parsed skills can be kept.
+        self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -138,6 +165,25 @@ class Finder:
                 self._names = self.shelf.names()
             return self._names
 
+    def parsed(self, name: str) -> tuple[StoredSkill, IndexDoc] | None:
+        """The stored skill and its ranking document, kept for the next query."""
+        known = self._docs.get(name, _MISSING)
+        if known is not _MISSING:
+            return known  # type: ignore[return-value]
+        skill = self.shelf.get(name)
+        found = (skill, index_doc(skill)) if skill is not None else None
+        if len(self._docs) >= DOC_CACHE:
+            self._docs.clear()
+        self._docs[name] = found
+        return found
+
+    def _fetch(self, names: list[str]) -> None:
+        """Parse the skills of ``names`` with one query per shard, for :meth:`parsed`."""
+        if len(self._docs) + len(names) > DOC_CACHE:
+            self._docs.clear()
+        for name, skill in self.shelf.get_many(names).items():
+            self._docs[name] = (skill, index_doc(skill))
+
     def exact(self, query: str) -> StoredSkill | None:
         """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
         text = query.strip()
@@ -157,12 +203,15 @@ class Finder:
         from skillsite.index.ranking import rank
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
+        query = with_verb_forms(query)
         skills: dict[str, StoredSkill] = {}
-        for name in self.candidates(query, max(wanted, limit)):
-            skill = self.shelf.get(name)
-            if skill is not None and (not filters or filters.accepts(skill)):
-                skills[name] = skill
-        docs = {name: index_doc(skill) for name, skill in skills.items()}
+        docs: dict[str, IndexDoc] = {}
+        names = self.candidates(query, max(wanted, limit))
+        self._fetch([name for name in names if name not in self._docs])
+        for name in names:
+            found = self.parsed(name)
+            if found is not None and (not filters or filters.accepts(found[0])):
+                skills[name], docs[name] = found
         scored = rank(query, list(docs.values()), limit=len(docs))
         if boosts:
             scored = [(name, round(score + _bonus(docs[name], boosts), 6))

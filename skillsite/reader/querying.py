@@ -80,9 +80,9 @@ class Queries:
         hits = self._finder.ranked(query, filters, limit, boosts)
         exact = self._finder.exact(query)
         if exact is not None and filters.accepts(exact):
-            hits = [(exact, max((s for _, s in hits), default=0.0) + 1.0)]
-            hits += [hit for hit in self._finder.ranked(query, filters, limit, boosts)
-                     if hit[0].name != exact.name]
+            best = max((score for _, score in hits), default=0.0)
+            hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
+                                                      if hit[0].name != exact.name]
         return hits[:limit]
 
     def _browse(self, filters: Filters, limit: int) -> list[StoredSkill]:

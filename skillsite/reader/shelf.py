@@ -10,6 +10,7 @@ import json
 import sqlite3
 import threading
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -42,8 +43,17 @@ class StoredSkill:
     description: str
     meta: dict[str, Any]
     body: str
-    spans: tuple[Span, ...]
-    files: tuple[str, ...]          # supporting files, relative to the corpus root
+    sections: str                   # JSON; parsed on first use (ranking never needs it)
+    files_json: str
+
+    @cached_property
+    def spans(self) -> tuple[Span, ...]:
+        return tuple(Span(number, *span) for number, span in enumerate(json.loads(self.sections)))
+
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        """Supporting files, relative to the corpus root."""
+        return tuple(json.loads(self.files_json))
 
     @property
     def folder(self) -> str:
@@ -87,12 +97,19 @@ class Shelf:
             row = self._store(name).record(name)
         except sqlite3.DatabaseError as error:
             raise self._damaged(name, error) from None
-        if row is None:
-            return None
-        name, path, kind, sha, title, description, meta, body, sections, files = row
-        spans = tuple(Span(number, *span) for number, span in enumerate(json.loads(sections)))
-        return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
-                           spans, tuple(json.loads(files)))
+        return _skill(row) if row is not None else None
+
+    def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
+        """The skills of ``names`` that exist, by name: one query per shard."""
+        store = self._store(names[0]) if names else None
+        for shard in {shard_of(name) for name in names}:
+            if self.artifacts.listed(f"{CONTENT}/{shard}"):
+                self.artifacts.require(f"{CONTENT}/{shard}")
+        try:
+            rows = store.records(names) if store is not None else {}
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(CONTENT, f"cannot be read ({error})") from None
+        return {name: _skill(row) for name, row in rows.items()}
 
     def files(self, name: str) -> list[tuple[str, int, str | None, bool]]:
         """(path in the skill's folder, size, sha256, stored) of its stored files."""
@@ -120,3 +137,9 @@ class Shelf:
 
     def _damaged(self, name: str, error: Exception) -> Exception:
         return self.artifacts.damaged(f"{CONTENT}/{shard_of(name)}", f"cannot be read ({error})")
+
+
+def _skill(row: tuple[Any, ...]) -> StoredSkill:
+    name, path, kind, sha, title, description, meta, body, sections, files = row
+    return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
+                       sections, files)

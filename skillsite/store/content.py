@@ -203,6 +203,21 @@ class ContentStore:
         rows = self._rows(name, f"SELECT {_COLUMNS} FROM skills WHERE name = ?")
         return rows[0] if rows else None
 
+    def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
+        """:meth:`record` of many names, one query per shard."""
+        by_shard: dict[str, list[str]] = {}
+        for name in names:
+            by_shard.setdefault(shard_of(name), []).append(name)
+        found = {}
+        for shard, wanted in by_shard.items():
+            db = self._connect(shard)
+            if db is not None:
+                marks = ", ".join("?" * len(wanted))
+                for row in db.execute(f"SELECT {_COLUMNS} FROM skills WHERE name IN ({marks})",
+                                      wanted):
+                    found[row[0]] = row
+        return found
+
     def file_rows(self, name: str) -> list[tuple[str, int, str | None, bool]]:
         """(path, size, sha256, stored) of each of the skill's files, by path."""
         try:

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 FORBIDDEN = ("yaml", "jsonschema", "jsonschema_rs", "skillsite.linter", "skillsite.builder",
-             "mcp", "whoosh", "markdown_it", "skills_ref")
+             "mcp", "whoosh", "markdown_it", "skills_ref", "skillsite.cli.build",
+             "skillsite.cli.check")
 
 
 @pytest.mark.parametrize("args", [["search", "fill a pdf form"], ["open", "pdf-forms"],
