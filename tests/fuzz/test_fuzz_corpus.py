@@ -27,7 +27,7 @@ def _report(root: Path) -> list[tuple[object, ...]]:
             for p in result.problems] + [tuple(result.summary().items())]
 
 
-@examples(40)
+@examples(25)
 @given(any_corpus(), st.randoms(use_true_random=False))
 def test_check_is_deterministic_and_order_free(files, rng) -> None:
     tried("check corpus: located, deterministic, order-free")
@@ -39,7 +39,7 @@ def test_check_is_deterministic_and_order_free(files, rng) -> None:
         assert _report(write(Path(two) / "c", files, order)) == first
 
 
-@examples(12)
+@examples(8)
 @given(valid_corpus())
 def test_catalog_round_trips_valid_metadata(skills: list[Valid]) -> None:
     tried("build: catalog and content round-trip")

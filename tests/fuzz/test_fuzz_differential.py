@@ -155,7 +155,7 @@ def _same_value(a: object, b: object) -> bool:
     return a == b and type(a) is type(b)
 
 
-@examples(400)
+@examples(200)
 @given(documents())
 def test_split_matches_python_frontmatter(case: tuple[str, set[str]]) -> None:
     tried("differential: python-frontmatter")
@@ -178,7 +178,7 @@ def test_split_matches_python_frontmatter(case: tuple[str, set[str]]) -> None:
             assert line in flagged, (key, value, theirs[0].get(key))
 
 
-@examples(400)
+@examples(200)
 @given(documents())
 def test_split_matches_skills_ref(case: tuple[str, set[str]]) -> None:
     tried("differential: skills-ref")

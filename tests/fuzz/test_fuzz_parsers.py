@@ -50,7 +50,7 @@ def _check_one(relative: str, raw: bytes) -> None:
 
 # -- the front-matter split --------------------------------------------------------------
 
-@examples(300)
+@examples(150)
 @given(st.one_of(skill_md_text(), ANY_TEXT))
 def test_split_is_lossless(text: str) -> None:
     """The split never loses a character, and its body starts on ``body_line``."""
@@ -77,7 +77,7 @@ def test_split_is_lossless(text: str) -> None:
 
 # -- YAML --------------------------------------------------------------------------------
 
-@examples(300)
+@examples(150)
 @given(st.one_of(yaml_lines().map(join).flatmap(mutated), ANY_TEXT),
        st.integers(1, 5))
 def test_yaml_never_raises_and_locates_inside(text: str, first_line: int) -> None:
@@ -117,7 +117,7 @@ def _same(a: object, b: object) -> bool:
         and (not isinstance(a, dict) or list(a) == list(b)))  # type: ignore[arg-type]
 
 
-@examples(300)
+@examples(150)
 @given(st.one_of(json_text(), ANY_TEXT))
 def test_json_agrees_with_the_standard_library(text: str) -> None:
     tried("jsonmap.load vs json.loads")
@@ -139,7 +139,7 @@ def test_json_agrees_with_the_standard_library(text: str) -> None:
 
 # -- TOML --------------------------------------------------------------------------------
 
-@examples(300)
+@examples(150)
 @given(st.one_of(toml_text(), ANY_TEXT))
 def test_toml_locates_inside(text: str) -> None:
     tried("tomlmap.load")
@@ -168,14 +168,14 @@ def test_toml_locates_inside(text: str) -> None:
 RAW = st.binary(max_size=300)
 
 
-@examples(120)
+@examples(60)
 @given(st.one_of(skill_md_text().map(str.encode), RAW))
 def test_check_skill_md(raw: bytes) -> None:
     tried("check SKILL.md")
     _check_one("skills/demo/SKILL.md", raw)
 
 
-@examples(80)
+@examples(40)
 @given(st.one_of(skill_md_text().map(lambda t: t.replace("---\n", "---\ntype: skill\n", 1)),
                  skill_md_text()).map(str.encode))
 def test_check_virtual_page(raw: bytes) -> None:
@@ -183,14 +183,14 @@ def test_check_virtual_page(raw: bytes) -> None:
     _check_one("wiki/page.md", raw)
 
 
-@examples(100)
+@examples(50)
 @given(st.one_of(toml_text().map(str.encode), RAW))
 def test_check_skill_toml(raw: bytes) -> None:
     tried("check .skill.toml")
     _check_one("oxo/demo.skill.toml", raw)
 
 
-@examples(100)
+@examples(50)
 @given(st.one_of(json_text().map(str.encode), RAW))
 def test_check_skill_json(raw: bytes) -> None:
     tried("check skill.json")
