@@ -105,12 +105,17 @@ def unreadable(corpus: Path, dist: Path, jobs: str) -> list[Outcome]:
     return found
 
 
+def _delete_slowly(folders: list[Path]) -> None:
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+        time.sleep(0.02)
+
+
 def deletions(corpus: Path, dist: Path, jobs: str, runs: int = 4) -> list[Outcome]:
     found = []
     for run in range(runs):
         folders = sorted((corpus / "skills").iterdir())[run::11][:40]
-        thread = threading.Thread(target=lambda fs=folders: [
-            (shutil.rmtree(f, ignore_errors=True), time.sleep(0.02)) for f in fs])
+        thread = threading.Thread(target=_delete_slowly, args=(folders,))
         old = verify_dist(dist)
         started = time.monotonic()
         thread.start()
