@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import posixpath
 import traceback
+from dataclasses import replace
 from typing import Iterable
 
 from skillsite.linter import suppress
 from skillsite.linter.pointer import resolve
+from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Elsewhere
@@ -21,7 +23,7 @@ def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
         return None
     rule = RULES[rule_id]
     level = ctx.config.severity.get(rule_id) or severity or rule.severity
-    return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, message)
+    return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, redact(message))
 
 
 def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
@@ -31,6 +33,9 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
     if doc.data is not None:
         found += _schema_problems(doc, ctx, path)
         found += _rule_problems(doc, ctx, path)
+        secrets = secrets_of(doc.data)
+        found = [replace(p, message=redact(p.message, secrets)) if p and secrets else p
+                 for p in found]
     problems = [p for p in found if p is not None]
     if ctx.config.inline_suppressions:
         problems = _suppressed(doc, ctx, path, problems)

@@ -6,6 +6,7 @@ belong to with ``x-skillsite-rule``; otherwise the failing keyword picks the rul
 """
 from __future__ import annotations
 
+import datetime
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -48,6 +49,8 @@ class Violation(NamedTuple):
 def violations(kind: str, data: Any) -> Iterator[Violation]:
     """Each way ``data`` breaks its schema."""
     validator = _validator(kind)
+    if kind == "skill-toml":
+        data = _json_shaped(data)
     if validator.is_valid(data):
         return
     schema = load_schema(kind)
@@ -59,6 +62,19 @@ def violations(kind: str, data: Any) -> Iterator[Violation]:
             pointer = child(pointer, error.kind.property)
         rule, dialects = _annotations(schema, path, keyword)
         yield Violation(rule, pointer, error.message, dialects)
+
+
+def _json_shaped(value: Any) -> Any:
+    """TOML data as JSON types: a TOML date or time, which JSON has no type for, becomes
+    an object, so that a schema asking for a string (or a number) refuses it as a loader
+    would, instead of the validator failing on it."""
+    if isinstance(value, dict):
+        return {k: _json_shaped(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_json_shaped(v) for v in value]
+    if isinstance(value, (datetime.date, datetime.time)):
+        return {"toml-datetime": value.isoformat()}
+    return value
 
 
 def _annotations(schema: dict[str, Any], path: list[Any],

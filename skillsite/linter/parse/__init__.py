@@ -40,7 +40,8 @@ def parse_text(doc: Document, text: str) -> Document:
         _fill(doc, jsonmap.load(text))
     else:
         _read_markdown(doc, text)
-    if doc.data is not None and not isinstance(doc.data, dict):
+    # A document that parsed to null (``~``, ``null``) is no mapping either.
+    if not isinstance(doc.data, dict) and (doc.data is not None or not doc.issues):
         where = doc.positions.get("", (1, 1))
         doc.issues.append(Issue("not-a-mapping", *where,
                                 f"expected a mapping of keys to values, found "
