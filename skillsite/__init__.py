@@ -18,11 +18,12 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 __all__ = ["__version__", "check", "build", "Config", "load_config", "CheckResult",
-           "Problem", "BuildResult"]
+           "Problem", "BuildResult", "Library", "ReaderError"]
 
 _HOMES = {"check": "skillsite.linter.checker", "build": "skillsite.builder.pipeline", "Config": "skillsite.config",
           "load_config": "skillsite.linter.rules", "CheckResult": "skillsite.models",
-          "Problem": "skillsite.models", "BuildResult": "skillsite.builder.pipeline"}
+          "Problem": "skillsite.models", "BuildResult": "skillsite.builder.pipeline",
+          "Library": "skillsite.reader", "ReaderError": "skillsite.reader"}
 
 if TYPE_CHECKING:
     from skillsite.builder.pipeline import BuildResult, build

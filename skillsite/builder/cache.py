@@ -193,29 +193,39 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     walked: Container[str]
     if before is not None and _same_tree(cache, before):
         keys, outside, folders = before.keys, dict(before.outside), before.folders
+        files = dict(before.owners)
         if cache.listings is None:  # no folder changed
             mtimes, walked = before.folder_mtimes, set(folders)
         else:
             mtimes = array("q", (cache.listings[folder][0] for folder in folders))
             walked = cache.listings
-        # Only the files checked again can have new dependencies; a few stale extras
-        # in ``outside`` are harmless.
-        owners: Iterable[Cached] = (cache.files[key] for key in cache.changed)
+        # Only the files checked again can have new dependencies; a few stale folders
+        # in ``outside`` are harmless, but a stale file (one deleted since) would send
+        # every later build down the slow path, so those of the old records go.
+        for key in cache.changed:
+            for dep, state in getattr(old.files.get(key), "deps", ()):
+                if isinstance(state, int) and state < FOLDER_GONE:
+                    outside.pop(dep, None)
+                    files.pop(dep, None)
+        owners: Iterable[tuple[str, Cached]] = ((key, cache.files[key])
+                                                for key in cache.changed)
     elif cache.listings is not None:
-        keys, outside = list(cache.files), {}
+        keys, outside, files = list(cache.files), {}, {}
         folders = list(cache.listings)
         mtimes = array("q", (listing[0] for listing in cache.listings.values()))
-        walked, owners = cache.listings, cache.files.values()
+        walked, owners = cache.listings, cache.files.items()
     else:
         return StatIndex()
-    for cached in owners:
+    for key, cached in owners:
         for dep, state in cached.deps:
             if dep not in walked:
                 if not (state is None or isinstance(state, int)) or isinstance(state, bool):
                     return StatIndex()  # a state that only a full check can compare
                 outside[dep] = FOLDER_GONE if state is None else state
+                if state is not None and state < FOLDER_GONE:  # a supporting file
+                    files[dep] = key
     stats = array("q", chain.from_iterable(cache.files[key].stat for key in keys))
-    return StatIndex(str(root), folders, mtimes, keys, stats, outside)
+    return StatIndex(str(root), folders, mtimes, keys, stats, outside, files)
 
 
 def _same_tree(cache: BuildCache, index: StatIndex) -> bool:

@@ -19,13 +19,18 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from skillsite.linter.children import die_with_parent
+
 FOLDER_GONE = -1
 
 
 @dataclass
 class StatIndex:
     """Every folder's mtime and every file's (size, mtime, inode), as the last build saw
-    them. ``outside`` are dependency folders the walk does not cover, with their state."""
+    them. ``outside`` are dependencies the walk does not cover (folders, and supporting
+    files whose bytes the content store keeps), with their state; ``owners`` maps each
+    such file to the key of the skill file that depends on it, so that an edit in place
+    rechecks that skill alone instead of walking the tree again."""
 
     root: str = ""
     folders: list[str] = field(default_factory=list)
@@ -33,15 +38,17 @@ class StatIndex:
     keys: list[str] = field(default_factory=list)
     file_stats: array[int] = field(default_factory=lambda: array("q"))  # 3 per key
     outside: dict[str, int] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
 
     def to_bytes(self) -> bytes:
         return marshal.dumps((self.root, self.folders, self.folder_mtimes.tobytes(),
-                              self.keys, self.file_stats.tobytes(), self.outside))
+                              self.keys, self.file_stats.tobytes(), self.outside,
+                              self.owners))
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> StatIndex:
-        root, folders, mtimes, keys, stats, outside = marshal.loads(blob)
-        index = cls(root, folders, array("q"), keys, array("q"), outside)
+        root, folders, mtimes, keys, stats, outside, owners = marshal.loads(blob)
+        index = cls(root, folders, array("q"), keys, array("q"), outside, owners)
         index.folder_mtimes.frombytes(mtimes)
         index.file_stats.frombytes(stats)
         if len(index.folder_mtimes) != len(folders) or len(index.file_stats) != 3 * len(keys):
@@ -64,12 +71,21 @@ class Scan:
     changed_folders: tuple[str, ...] | None = None
 
 
+def file_state(mtime_ns: int) -> int:
+    """A regular file's state as a dependency: its mtime, stored below
+    :data:`FOLDER_GONE` so that it can never equal a folder's."""
+    return FOLDER_GONE - 1 - mtime_ns
+
+
 def folder_state(path: str) -> int:
-    """A folder's mtime, or :data:`FOLDER_GONE`."""
+    """A folder's mtime, a regular file's :func:`file_state` (a supporting file the
+    content store keeps), or :data:`FOLDER_GONE`."""
     try:
         info = os.stat(path)
     except OSError:
         return FOLDER_GONE
+    if stat.S_ISREG(info.st_mode):
+        return file_state(info.st_mtime_ns)
     return info.st_mtime_ns if stat.S_ISDIR(info.st_mode) else FOLDER_GONE
 
 
@@ -88,7 +104,8 @@ def changed_folders(index: StatIndex) -> list[str] | None:
     """The folders whose mtime moved or that are gone; None if there are more than
     :data:`MAX_CHANGED_FOLDERS`, or a folder outside the walk changed."""
     if not index.folders or any(folder_state(path) != state
-                                for path, state in index.outside.items()):
+                                for path, state in index.outside.items()
+                                if path not in index.owners):
         return None
     changed = []
     for folder, mtime in zip(index.folders, index.folder_mtimes):
@@ -104,7 +121,8 @@ def changed_folders(index: StatIndex) -> list[str] | None:
 
 
 def changed_files(index: StatIndex) -> list[str]:
-    """The keys of the files whose stat moved (or that are gone)."""
+    """The keys of the files whose stat moved (or that are gone), and of the skill files
+    whose supporting files did."""
     prefix = os.path.join(index.root, "")
     stats = index.file_stats
     changed = []
@@ -118,6 +136,8 @@ def changed_files(index: StatIndex) -> list[str]:
         if (info.st_mtime_ns != stats[at + 1] or info.st_size != stats[at]
                 or info.st_ino != stats[at + 2]):
             changed.append(key)
+    changed += [owner for path, owner in index.owners.items()
+                if folder_state(path) != index.outside.get(path)]
     return changed
 
 
@@ -146,6 +166,7 @@ class BackgroundScan:
 
 def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] | None:
     reader, writer = os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -155,6 +176,7 @@ def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] 
     if pid == 0:  # the child: run, report, and leave without any cleanup of its own
         code = 1
         try:
+            die_with_parent(parent)
             os.close(reader)
             with os.fdopen(writer, "wb") as pipe:
                 pipe.write(marshal.dumps(job(index)))

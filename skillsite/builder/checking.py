@@ -4,11 +4,12 @@ rest, and settle the problems and the skills that go into ``dist/``.
 from __future__ import annotations
 
 import os
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
 from skillsite.builder.cache import BuildCache
-from skillsite.builder.extract import Payload, extract, finish
+from skillsite.builder.extract import Extracted, Payload, extract, finish
 from skillsite.builder.records import Cached, dependencies_unchanged, problems_of, revalidated
 from skillsite.builder.stores import BuildStores
 from skillsite.linter.checker import check_files, corpus_problems, display_path
@@ -17,7 +18,7 @@ from skillsite.linter.lint import make_problem
 from skillsite.linter.listings import Listings
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord
-from skillsite.models import ERROR, Problem, Source
+from skillsite.models import ERROR, Document, Problem, Source
 
 Progress = Callable[[int, int], None]
 
@@ -92,7 +93,8 @@ def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Contex
 
     done = checked = 0
     progress(0, 0)
-    for built in check_files(changed(), ctx, root, jobs, extract=extract, finish=finish):
+    for built in check_files(changed(), ctx, root, jobs, extract=_extractor(ctx),
+                             finish=finish):
         cache.files[built.key] = built.cached
         cache.changed.add(built.key)
         if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
@@ -166,6 +168,10 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
 
 def payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
     """Read these skills again, for :meth:`BuildStores.settle`."""
-    for built in check_files(sources, ctx, root, 1, extract=extract, finish=finish):
+    for built in check_files(sources, ctx, root, 1, extract=_extractor(ctx), finish=finish):
         if built.payload:
             yield built.payload
+
+
+def _extractor(ctx: Context) -> Callable[[Document], Extracted]:
+    return partial(extract, max_file_size=ctx.config.max_file_size)

@@ -15,12 +15,13 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from skillsite import __version__
+from skillsite.builder.changes import file_state
 from skillsite.config import Config
 from skillsite.linter.listings import racy
 from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem, SkillEntry
 
-CACHE_VERSION = 9
+CACHE_VERSION = 10
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
@@ -56,10 +57,12 @@ class Cached(NamedTuple):
                 "depends_on": depends_on, "links": links}
 
 
-def fingerprint_config(config: Config, backend: str) -> str:
-    """Changes to any of these invalidate every cached result."""
+def fingerprint_config(config: Config, backend: str, root: Path) -> str:
+    """Changes to any of these invalidate every cached result. The corpus root is one:
+    the cache's stat index describes that folder, so another corpus built into the same
+    ``dist/`` (even a copy with the same mtimes) must not be taken for it."""
     schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
-    blob = repr((__version__, CACHE_VERSION, config, backend, schemas)).encode()
+    blob = repr((__version__, CACHE_VERSION, config, backend, str(root), schemas)).encode()
     return hashlib.sha256(blob).hexdigest()
 
 
@@ -73,15 +76,21 @@ def stat_key(path: Path | str) -> list[int]:
 
 
 def dependency_state(folder: str, mtimes: dict[str, int] | None = None) -> Any:
-    """What a dependency (a folder) looks like now: its mtime, or the hash of its
-    entries' names while the mtime is too recent to trust; None if it does not exist.
-    ``mtimes`` are folders' mtimes the discovery walk has just read."""
+    """What a dependency looks like now. A folder: its mtime, or the hash of its entries'
+    names while the mtime is too recent to trust. A regular file (a supporting file whose
+    bytes the store keeps): :func:`~skillsite.builder.changes.file_state` of its mtime,
+    or its sha256 while too recent. None if it does not exist. ``mtimes`` are folders'
+    mtimes the discovery walk has just read."""
     mtime = mtimes.get(folder) if mtimes else None
     if mtime is None:
         try:
             info = os.stat(folder)
         except OSError:
             return None
+        if stat.S_ISREG(info.st_mode):
+            if racy(info.st_mtime_ns, time.time_ns()):
+                return ["sha256", _file_sha256(folder)]
+            return file_state(info.st_mtime_ns)
         if not stat.S_ISDIR(info.st_mode):
             return True
         mtime = info.st_mtime_ns
@@ -99,6 +108,8 @@ def _names_hash(folder: str) -> str:
 
 
 def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bool:
+    if isinstance(state, list) and state[0] == "sha256":  # a racy file: compare its bytes
+        return os.path.isfile(folder) and _file_sha256(folder) == state[1]
     if isinstance(state, list):  # a racy folder: compare its names
         return _names_hash(folder) == state[1] if os.path.isdir(folder) else False
     return dependency_state(folder, mtimes) == state

@@ -1,17 +1,34 @@
 """The ``skillsite`` command line. It only parses options: the work happens in the library.
 
 The ``main`` group lives here; each family of commands has its own module (``check``,
-``build``) and is registered below. Heavy modules are imported inside commands, so
-``skillsite --help`` stays instant.
+``build``, ``query``) and is registered by name in :data:`COMMANDS` below. A command's
+module is imported only when that command runs, and heavy modules only inside commands,
+so ``skillsite --help`` stays instant and ``skillsite search`` never loads ``build``.
 """
 from __future__ import annotations
+
+from importlib import import_module
 
 import click
 
 from skillsite import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _LazyGroup(click.Group):
+    """Imports a command's module only when that command runs (or ``--help`` lists them
+    all), so ``skillsite search`` never loads the modules of ``check`` and ``build``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in self.commands and name in COMMANDS:
+            module, attribute = COMMANDS[name]
+            self.add_command(getattr(import_module(f"skillsite.cli.{module}"), attribute), name)
+        return self.commands.get(name)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="skillsite")
 def main() -> None:
     """Lint, catalog and serve a corpus of agent skills.
@@ -26,17 +43,22 @@ def main() -> None:
       skillsite check                       lint everything under the current folder
       skillsite check corpus --format sarif -o skillsite.sarif
       skillsite rules                       list every rule with its ID and severity
+      skillsite search "fill a pdf form"    query a built dist/ (also open, read, ...)
 
     Exit codes: 0 clean, 1 problems found, 2 usage or configuration error.
     """
 
 
-def _register() -> None:
-    from skillsite.cli import build, check
-
-    for command in (check.check, check.rules, build.build):
-        main.add_command(command)
-    main.add_command(__import__("skillsite.cli.serve", fromlist=["serve"]).serve)
-
-
-_register()
+#: Command name -> (module under skillsite.cli, attribute). Add a line to register one.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("check", "check"),
+    "rules": ("check", "rules"),
+    "build": ("build", "build"),
+    "fix": ("fix", "fix"),
+    "mcp": ("mcp", "mcp"),
+    "serve": ("serve", "serve"),
+    **{name: ("query", attribute) for name, attribute in (
+        ("search", "search"), ("recommend", "recommend"), ("open", "open_"),
+        ("read", "read"), ("related", "related"), ("compose", "compose"),
+        ("context", "context"), ("prompt", "prompt"), ("verify", "verify"))},
+}

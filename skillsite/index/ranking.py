@@ -8,9 +8,13 @@ scores in ``[0, 1]`` and is multiplied by its FORMATS.md §4 weight:
   frequency with BM25's length normalization (no IDF: a score that depends only on
   the document and the query stays put when the candidate set changes a little);
 - ``name``: per query term, 1 for a name token equal to it, ½ for a name token it
-  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``);
-- ``title``, ``intent``, ``tag``, ``applies_to``, ``compatibility``: the share of
-  query terms found in that field;
+  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``), 0.4 for one
+  that begins with it give or take one typo (four letters or more, see
+  :mod:`skillsite.index.fuzzy`: ``kuberentes`` finds ``kubernetes``);
+- ``title``, ``tag``: the share of query terms found there, a typo or prefix
+  counting 0.4;
+- ``intent``, ``applies_to``, ``compatibility``: the share of query terms
+  found in that field;
 - ``graph``: the caller's 0..1 centrality of the skill.
 
 Each signal averages over the query's terms, so a skill that matches every term
@@ -24,9 +28,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, NamedTuple
 
 from skillsite.index.fields import WEIGHTS
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import tokenize
 
 if TYPE_CHECKING:
@@ -36,6 +42,8 @@ if TYPE_CHECKING:
 PHRASE_BONUS = 1.0
 EXACT_NAME_BONUS = 3.0
 PREFIX_MIN_CHARS = 3
+#: What a name or title token within one edit of a query term's prefix earns (a typo).
+FUZZY_HIT = 0.4
 
 _K1 = 1.2
 _B = 0.75
@@ -65,41 +73,66 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
     return ordered[:limit]
 
 
-def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
-           centrality: float) -> float | None:
-    """Return the reranked score of ``doc``, or ``None`` when no term matches."""
-    name = tokenize(doc.name)
+class _Analysis(NamedTuple):
+    """What scoring needs of one document, worked out once per document."""
+
+    name: tuple[str, ...]
+    title: tuple[str, ...]
+    description: tuple[str, ...]
+    counts: Counter[str]
+    length: int
+    fields: dict[str, frozenset[str]]
+
+
+@lru_cache(maxsize=8192)
+def _analyse(doc: IndexDoc) -> _Analysis:
+    """``doc``'s terms by field (cached: a long-lived reader ranks the same skills again;
+    an equal document is the same analysis)."""
     title = tokenize(doc.title)
     description = tokenize(doc.description)
     lexical = description + _tokens(doc.headings) + tokenize(doc.body)
     fields = {
-        "title": set(title),
-        "intent": set(_tokens(doc.intents)),
-        "tag": set(_tokens(doc.tags)),
-        "applies_to": set(_tokens(doc.applies_to)),
-        "compatibility": set(tokenize(doc.compatibility)),
+        "title": frozenset(title),
+        "intent": frozenset(_tokens(doc.intents)),
+        "tag": frozenset(_tokens(doc.tags)),
+        "applies_to": frozenset(_tokens(doc.applies_to)),
+        "compatibility": frozenset(tokenize(doc.compatibility)),
     }
-    name_hits = [_name_hit(term, name) for term in terms]
-    counts = Counter(lexical)
-    matched = {term for term, hit in zip(terms, name_hits) if hit}
-    matched.update(term for term in terms if counts[term])
-    for present in fields.values():
-        matched.update(term for term in terms if term in present)
+    return _Analysis(tuple(tokenize(doc.name)), tuple(title), tuple(description),
+                     Counter(lexical), len(lexical), fields)
+
+
+def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
+           centrality: float) -> float | None:
+    """Return the reranked score of ``doc``, or ``None`` when no term matches."""
+    name, title, description, counts, length, fields = _analyse(doc)
+    title_set, tag_set = fields["title"], fields["tag"]
+    others = [(signal, fields[signal]) for signal in ("intent", "applies_to", "compatibility")]
+    totals = dict.fromkeys(("lexical", "name", "title", "tag", "intent", "applies_to",
+                            "compatibility"), 0.0)
+    matched = 0
+    for term in terms:
+        count = counts[term]
+        hits = (_name_hit(term, name), _field_hit(term, title_set), _field_hit(term, tag_set))
+        found = [term in present for _, present in others]
+        if count or any(hits) or any(found):
+            matched += 1
+        totals["lexical"] += _saturate(count, length)
+        totals["name"] += hits[0]
+        totals["title"] += hits[1]
+        totals["tag"] += hits[2]
+        for (signal, _), present in zip(others, found):
+            totals[signal] += present
     if not matched:
         return None
-    signals = {
-        "lexical": sum(_saturate(counts[term], len(lexical)) for term in terms) / len(terms),
-        "name": sum(name_hits) / len(terms),
-        "graph": min(max(float(centrality), 0.0), 1.0),
-    }
-    for signal, present in fields.items():
-        signals[signal] = sum(term in present for term in terms) / len(terms)
-    base = sum(WEIGHTS[signal] * value for signal, value in signals.items())
-    score = base * (0.5 + 0.5 * len(matched) / len(terms))
-    if len(sequence) > 1 and any(_contains(words, sequence)
-                                 for words in (name, title, description)):
+    share = 1 / len(terms)
+    base = sum(WEIGHTS[signal] * value * share for signal, value in totals.items())
+    base += WEIGHTS["graph"] * min(max(float(centrality), 0.0), 1.0)
+    score = base * (0.5 + 0.5 * matched * share)
+    phrase = tuple(sequence)
+    if len(phrase) > 1 and any(_contains(words, phrase) for words in (name, title, description)):
         score += PHRASE_BONUS
-    if sequence == name:
+    if phrase == name:
         score += EXACT_NAME_BONUS
     return round(score, 6)
 
@@ -108,11 +141,25 @@ def _tokens(values: Sequence[str]) -> list[str]:
     return [term for value in values for term in tokenize(value)]
 
 
-def _name_hit(term: str, name: list[str]) -> float:
+@lru_cache(maxsize=1 << 16)
+def _name_hit(term: str, name: tuple[str, ...]) -> float:
     if term in name:
         return 1.0
     if len(term) >= PREFIX_MIN_CHARS and any(token.startswith(term) for token in name):
         return 0.5
+    return _near_hit(term, name)
+
+
+@lru_cache(maxsize=1 << 16)
+def _field_hit(term: str, tokens: frozenset[str]) -> float:
+    """1 for a token equal to ``term``, else :func:`_near_hit` (cached per field value)."""
+    return 1.0 if term in tokens else _near_hit(term, tokens)
+
+
+def _near_hit(term: str, tokens: tuple[str, ...] | frozenset[str]) -> float:
+    """:data:`FUZZY_HIT` when a token begins with ``term`` give or take one edit."""
+    if len(term) >= FUZZY_MIN_CHARS and any(near_prefix(term, token) for token in tokens):
+        return FUZZY_HIT
     return 0.0
 
 
@@ -124,6 +171,8 @@ def _saturate(frequency: int, length: int) -> float:
     return frequency / (frequency + norm)
 
 
-def _contains(words: list[str], phrase: list[str]) -> bool:
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
+    if phrase[0] not in words:
+        return False
     width = len(phrase)
     return any(words[start:start + width] == phrase for start in range(len(words) - width + 1))

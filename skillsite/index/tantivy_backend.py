@@ -20,6 +20,7 @@ from skillsite.index.base import (
     require_folder,
 )
 from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
+from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
 from skillsite.index.tokens import query_terms
 
 if TYPE_CHECKING:
@@ -100,7 +101,8 @@ class TantivyWriter(IndexWriter):
 
 
 class TantivySearcher(IndexSearcher):
-    """Candidates from an OR of boosted term queries over every text field."""
+    """Candidates from an OR of boosted term queries over every text field, plus prefix
+    and one-typo matches on names and titles (``fuzzy_term_query`` with ``prefix``)."""
 
     def __init__(self, index: tantivy.Index) -> None:
         index.config_reader(reload_policy="manual")
@@ -114,13 +116,21 @@ class TantivySearcher(IndexSearcher):
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
+        query_of = tantivy.Query
         clauses = [
             (tantivy.Occur.Should,
-             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, term), boost))
+             query_of.boost_query(query_of.term_query(self._schema, field, term), boost))
             for term in terms
             for field, boost in self._boosts.items()
         ]
-        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit, count=False).hits
+        clauses += [
+            (tantivy.Occur.Should, query_of.boost_query(query_of.fuzzy_term_query(
+                self._schema, field, term, distance=1, transposition_cost_one=True,
+                prefix=True), self._boosts[field] * FUZZY_BOOST))
+            for term in terms if len(term) >= FUZZY_MIN_CHARS
+            for field in FUZZY_FIELDS
+        ]
+        hits = self._searcher.search(query_of.boolean_query(clauses), limit, count=False).hits
         return [str(self._searcher.doc(address).get_first(KEY_FIELD)) for _, address in hits]
 
     def doc_count(self) -> int:

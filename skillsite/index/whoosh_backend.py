@@ -21,6 +21,7 @@ from skillsite.index.base import (
     require_folder,
 )
 from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
+from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import query_terms
 
 WRITER_LIMIT_MB = 256
@@ -92,11 +93,14 @@ class WhooshWriter(IndexWriter):
 
 
 class WhooshSearcher(IndexSearcher):
-    """Candidates from an OR of boosted terms over every text field (BM25F)."""
+    """Candidates from an OR of boosted terms over every text field (BM25F), plus the
+    name and title terms near a query term's prefix (see :mod:`skillsite.index.fuzzy`):
+    Whoosh has no prefix-fuzzy query, so the lexicon is expanded here."""
 
     def __init__(self, index: Any) -> None:
         self._searcher = index.searcher(weighting=_weighting())
         self._boosts = boosts()
+        self._lexicons: dict[str, list[str]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         from whoosh.query import Or, Term
@@ -106,8 +110,21 @@ class WhooshSearcher(IndexSearcher):
             return []
         clauses = [Term(field, term, boost=boost)
                    for term in terms for field, boost in self._boosts.items()]
+        for term in terms:
+            if len(term) >= FUZZY_MIN_CHARS:
+                for field in FUZZY_FIELDS:
+                    boost = self._boosts[field] * FUZZY_BOOST
+                    clauses += [Term(field, word, boost=boost) for word in self._lexicon(field)
+                                if word != term and near_prefix(term, word)]
         results = self._searcher.search(Or(clauses), limit=limit)
         return [str(hit[KEY_FIELD]) for hit in results]
+
+    def _lexicon(self, field: str) -> list[str]:
+        if field not in self._lexicons:
+            words = self._searcher.reader().lexicon(field)
+            self._lexicons[field] = [w.decode("utf-8") if isinstance(w, bytes) else w
+                                     for w in words]
+        return self._lexicons[field]
 
     def doc_count(self) -> int:
         return int(self._searcher.doc_count())

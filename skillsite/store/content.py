@@ -12,14 +12,23 @@ Tables, the same in every shard:
   one row per skill:
 
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
-    ``applies_to``, ``compatibility``, ``headings``, ``links`` and the skill's own
-    fields (``metadata``);
+    ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
+    fields (``metadata``) and the lint ``warnings`` of its file
+    (``[line, column, rule, message]`` each);
   - ``body`` is the text of every section, joined by a blank line;
   - ``sections`` is JSON, one ``[heading, level, start_line, end_line, offset, length]``
     per section, where ``body[offset:offset + length]`` is the section's text and the
     line numbers are lines of the skill's file (of the generated body for
     ``.skill.toml`` and ``skill.json``);
   - ``files`` is a JSON list of the supporting files, relative to the corpus root.
+
+- ``files(name, path, size, sha256, data)``, the skill's own file and its supporting
+  files, verbatim, so that ``dist/`` can serve them without the corpus: ``path`` is
+  relative to the skill's folder (``SKILL.md``, ``references/FORMS.md``; a
+  ``.skill.toml`` or Mini-A page is its own file name). Only files inside the skill's
+  folder are kept, never through a symlink out of the corpus root; ``data`` (and
+  ``sha256``) are NULL for a file over the size cap (``max-file-size``) or past the
+  per-skill total (see :mod:`skillsite.builder.files`), which is then only listed.
 
 - ``info(key, value)``: ``format_version``.
 
@@ -40,22 +49,25 @@ from typing import Any, Iterator
 from skillsite.models import SECTION_SEPARATOR, IndexDoc, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
-CONTENT_VERSION = 2
+CONTENT_VERSION = 3
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS skills (
     name TEXT PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, sha256 TEXT NOT NULL,
     title TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL, body TEXT NOT NULL,
     sections TEXT NOT NULL, files TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    name TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT, data BLOB,
+    PRIMARY KEY (name, path));
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files"
 
 
-def meta_of(entry: SkillEntry) -> dict[str, Any]:
+def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> dict[str, Any]:
     return {**catalog_entry(entry), "title": entry.title, "intents": list(entry.intents),
             "applies_to": list(entry.applies_to), "compatibility": entry.compatibility,
             "headings": list(entry.headings), "links": list(entry.links),
-            "metadata": entry.metadata}
+            "metadata": entry.metadata, "warnings": warnings or []}
 
 
 SHARDS = 64
@@ -64,9 +76,11 @@ FLUSH_EVERY = 2000
 
 #: One skill's row of the ``skills`` table.
 ContentRow = tuple[str, str, str, str, str, str, str, str, str, str]
+#: One row of the ``files`` table: (name, path, size, sha256, data).
+FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
-def row_of(entry: SkillEntry) -> ContentRow:
+def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> ContentRow:
     """What the store holds of ``entry``, as a row ready to insert (made in workers)."""
     spans = []
     offset = 0
@@ -74,7 +88,7 @@ def row_of(entry: SkillEntry) -> ContentRow:
         spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
-            entry.description, _json(meta_of(entry)), entry.body, _json(spans),
+            entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
             _json(list(entry.files)))
 
 
@@ -98,6 +112,7 @@ class ContentStore:
         self.write = write
         self.open_shards: dict[str, sqlite3.Connection] = {}
         self.pending: dict[str, list[ContentRow]] = {}
+        self.pending_files: dict[str, list[FileRow]] = {}
         self.pending_skills = 0
         if write:
             folder.mkdir(parents=True, exist_ok=True)
@@ -147,13 +162,21 @@ class ContentStore:
         if self.pending_skills >= FLUSH_EVERY:
             self._flush()
 
+    def put_files(self, rows: list[FileRow]) -> None:
+        """Add a skill's files (after :meth:`put_row`), written with the rows."""
+        for row in rows:
+            self.pending_files.setdefault(shard_of(row[0]), []).append(row)
+
     def _flush(self) -> None:
-        for shard, rows in sorted(self.pending.items()):
+        for shard in sorted(self.pending.keys() | self.pending_files.keys()):
             db = self._connect(shard)
             assert db is not None
             db.executemany(f"INSERT INTO skills ({_COLUMNS}) VALUES "
-                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.pending.get(shard, []))
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)",
+                           self.pending_files.get(shard, []))
         self.pending.clear()
+        self.pending_files.clear()
         self.pending_skills = 0
 
     def delete(self, name: str) -> None:
@@ -161,6 +184,7 @@ class ContentStore:
         db = self._shard(name)
         assert db is not None
         db.execute("DELETE FROM skills WHERE name = ?", (name,))
+        db.execute("DELETE FROM files WHERE name = ?", (name,))
 
     def _shards(self) -> list[sqlite3.Connection]:
         shards = sorted(p.name for p in self.folder.glob("*.sqlite"))
@@ -173,6 +197,47 @@ class ContentStore:
     def _rows(self, name: str, query: str) -> list[tuple[Any, ...]]:
         db = self._shard(name)
         return db.execute(query, (name,)).fetchall() if db is not None else []
+
+    def record(self, name: str) -> tuple[Any, ...] | None:
+        """The ``skills`` row of ``name`` (columns as in the module docstring), or None."""
+        rows = self._rows(name, f"SELECT {_COLUMNS} FROM skills WHERE name = ?")
+        return rows[0] if rows else None
+
+    def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
+        """:meth:`record` of many names, one query per shard."""
+        by_shard: dict[str, list[str]] = {}
+        for name in names:
+            by_shard.setdefault(shard_of(name), []).append(name)
+        found = {}
+        for shard, wanted in by_shard.items():
+            db = self._connect(shard)
+            if db is not None:
+                marks = ", ".join("?" * len(wanted))
+                for row in db.execute(f"SELECT {_COLUMNS} FROM skills WHERE name IN ({marks})",
+                                      wanted):
+                    found[row[0]] = row
+        return found
+
+    def file_rows(self, name: str) -> list[tuple[str, int, str | None, bool]]:
+        """(path, size, sha256, stored) of each of the skill's files, by path."""
+        try:
+            rows = self._rows(name, "SELECT path, size, sha256, data IS NOT NULL FROM files "
+                                    "WHERE name = ? ORDER BY path")
+        except sqlite3.OperationalError:  # a store of format 2 keeps no files
+            return []
+        return [(path, size, sha, bool(stored)) for path, size, sha, stored in rows]
+
+    def file_data(self, name: str, path: str) -> bytes | None:
+        """The bytes of the skill's file ``path``, or None when not stored."""
+        db = self._shard(name)
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT data FROM files WHERE name = ? AND path = ?",
+                             (name, path)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return bytes(row[0]) if row and row[0] is not None else None
 
     def meta(self, name: str) -> dict[str, Any] | None:
         rows = self._rows(name, "SELECT meta FROM skills WHERE name = ?")
@@ -207,6 +272,8 @@ class ContentStore:
         rows = [row for db in self._shards()
                 for row in db.execute(f"SELECT {_COLUMNS} FROM skills")]
         yield from sorted(rows)
+        files = [row for db in self._shards() for row in db.execute("SELECT * FROM files")]
+        yield from sorted(files)
 
 
 def _unshare(path: Path) -> None:

@@ -1,7 +1,7 @@
 """``manifest.json``: what a ``dist/`` holds, and the sha256 of every other file in it.
 
-The build writes it last; a reader checks ``artifact_version`` (another major is refused)
-and the checksums before it trusts a file.
+The build writes it last; a reader checks ``artifact_version`` (another major is refused),
+each file's size before it reads it, and the checksums when asked to verify.
 """
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 MANIFEST = "manifest.json"
-ARTIFACT_VERSION = "2.0"
+#: 2.1: the content store keeps each skill's files (``files`` table) and the manifest
+#: records every file's size (``sizes``), so a reader checks cheaply what it reads.
+ARTIFACT_VERSION = "2.1"
 
 
 def fsync_file(path: Path) -> None:
@@ -81,7 +83,9 @@ def write_manifest(folder: Path, fields: dict[str, Any], previous: Path | None =
     """The manifest of ``folder``; ``known`` are checksums already taken."""
     known = known or {}
     files = {**file_checksums(folder, previous, skip=known), **known}
-    manifest = {"artifact_version": ARTIFACT_VERSION, **fields, "files": dict(sorted(files.items()))}
+    sizes = {name: (folder / name).stat().st_size for name in sorted(files)}
+    manifest = {"artifact_version": ARTIFACT_VERSION, **fields,
+                "files": dict(sorted(files.items())), "sizes": sizes}
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n",
                                    encoding="utf-8")
 

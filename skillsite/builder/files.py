@@ -1,0 +1,71 @@
+"""A skill's files for the content store: its own file and its supporting files, verbatim.
+
+``dist/`` serves them without the corpus (the MCP server's resources, ``skill_file``), so
+the build keeps their bytes, with these limits:
+
+- only files inside the skill's own folder (those :func:`~skillsite.builder.entries.
+  skill_folder` lists), regular files only, and never through a symlink that leads out of
+  the corpus root;
+- each at most the configured ``max-file-size``, and at most :data:`MAX_SKILL_BYTES` per
+  skill in all; a file past either cap is listed with its size, without bytes.
+
+Runs in the build's worker processes, like the rest of a skill's content row.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+
+from skillsite.models import Document, SkillEntry
+from skillsite.store.content import FileRow
+
+#: The most bytes of files kept for one skill.
+MAX_SKILL_BYTES = 8 * 1024 * 1024
+
+
+def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[FileRow, ...]:
+    """The ``files`` rows of ``entry``: its own file first, then its supporting files."""
+    root = os.path.realpath(doc.source.root)
+    own = os.path.abspath(doc.source.path)
+    folder = os.path.dirname(own)
+    rows = []
+    left = MAX_SKILL_BYTES
+    paths = [own] + [os.path.join(os.path.abspath(doc.source.root), p) for p in entry.files]
+    for path in paths:
+        local = os.path.relpath(path, folder).replace(os.sep, "/")
+        if local.startswith("../"):
+            continue  # not inside the skill's folder
+        size, data = _read(path, root, min(max_file_size, left))
+        if size is None:
+            continue
+        if data is not None:
+            left -= len(data)
+        digest = hashlib.sha256(data).hexdigest() if data is not None else None
+        rows.append((entry.name, local, size, digest, data))
+    return tuple(rows)
+
+
+def _read(path: str, root: str, cap: int) -> tuple[int | None, bytes | None]:
+    """(size, bytes) of a regular file inside ``root``; bytes None over ``cap``; size
+    None when it is not such a file (or vanished)."""
+    real = os.path.realpath(path)
+    if real != root and not real.startswith(root + os.sep):
+        return None, None
+    try:
+        info = os.stat(real)
+        if not stat.S_ISREG(info.st_mode):
+            return None, None
+        if info.st_size > cap:
+            return info.st_size, None
+        with open(real, "rb") as handle:
+            data = handle.read(cap + 1)
+    except OSError:
+        return None, None
+    return (len(data), None) if len(data) > cap else (len(data), data)
+
+
+def files_fingerprint(rows: tuple[FileRow, ...]) -> str:
+    """Changes whenever a kept file's bytes, or a listed file's size, change."""
+    blob = "\0".join(f"{path}\0{size}\0{digest}" for _, path, size, digest, _ in rows)
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()

@@ -1,0 +1,231 @@
+"""The query commands: ``search``, ``recommend``, ``open``, ``read``, ``related``,
+``compose``, ``context``, ``prompt`` and ``verify``, over a built ``dist/``.
+
+Each command parses its options, calls one :class:`~skillsite.reader.Library` method and
+prints the result as text, or as JSON with ``--json`` (the shapes of ``docs/reader.md``).
+Errors go to stderr with exit code 1 (not found, budget) or 2 (usage, damaged dist/).
+The reader is imported inside the commands, so ``skillsite --help`` stays instant.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from typing import Any, Callable
+
+import click
+
+DIST_HELP = ("The built dist/ to query (default: $SKILLSITE_DIST, else ./dist). "
+             "Example: --dist public/skills")
+
+
+def _dist_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--dist", default=lambda: os.environ.get("SKILLSITE_DIST", "dist"),
+                        show_default="$SKILLSITE_DIST or ./dist", help=DIST_HELP)(command)
+
+
+def _json_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--json", "as_json", is_flag=True,
+                        help="Print JSON (the shapes of docs/reader.md).")(command)
+
+
+def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """A command with --dist and --json whose function returns a result to print; a
+    ReaderError becomes one line (or JSON with --json) on stderr and its exit code."""
+
+    def decorate(function: Callable[..., Any]) -> click.Command:
+        @functools.wraps(function)
+        def run(dist: str, as_json: bool, **options: Any) -> None:
+            from skillsite.cli.query_text import render
+            from skillsite.reader.errors import ReaderError
+
+            try:
+                result = function(dist, **options)
+            except ReaderError as error:
+                if as_json:
+                    click.echo(json.dumps(error.to_dict(), ensure_ascii=False), err=True)
+                else:
+                    click.echo(f"Error: {error.message}", err=True)
+                sys.exit(error.exit_code)
+            click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if as_json
+                       else render(result))
+
+        return click.command(name)(_dist_option(_json_option(run)))
+
+    return decorate
+
+
+def _library(dist: str) -> Any:
+    from skillsite.reader import Library
+
+    return Library(dist)
+
+
+@_query_command("search")
+@click.argument("query", default="")
+@click.option("-n", "--limit", default=10, show_default=True, type=int,
+              help="How many results (1-50).")
+@click.option("--tag", "tags", multiple=True, help="Keep skills with this tag (repeatable).")
+@click.option("--applies-to", "applies_to", multiple=True,
+              help="Keep skills that apply to this (repeatable). Example: --applies-to k8s")
+@click.option("--format", "kind", type=click.Choice(("skill-md", "skill-toml", "skill-json",
+                                                     "virtual")), help="Keep one format.")
+@click.option("--compatibility", help="Keep skills whose compatibility mentions this text.")
+@click.option("--max-risk", type=click.Choice(("low", "medium", "high")),
+              help="Keep skills that declare at most this risk.")
+def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
+           applies_to: tuple[str, ...], kind: str | None, compatibility: str | None,
+           max_risk: str | None) -> Any:
+    """Find skills for QUERY: compact candidates, best first, never a body.
+
+    A query equal to a skill's name returns it first; an empty query lists skills A-Z.
+
+    \b
+    Examples:
+      skillsite search "fill a pdf form"
+      skillsite search kube --tag deploy --limit 5 --json
+      skillsite search "" --format virtual
+    """
+    return _library(dist).search(query, limit=limit, tags=tags, applies_to=applies_to,
+                                 format=kind, compatibility=compatibility, max_risk=max_risk)
+
+
+@_query_command("recommend")
+@click.argument("task")
+@click.option("--environment", "-e", help="Where the task runs. Example: -e 'kubernetes linux'")
+@click.option("--capability", "capabilities", multiple=True,
+              help="A capability the agent has (repeatable). Example: --capability shell")
+@click.option("-n", "--limit", default=5, show_default=True, type=int, help="How many (1-50).")
+def recommend(dist: str, task: str, environment: str | None, capabilities: tuple[str, ...],
+              limit: int) -> Any:
+    """Recommend skills for TASK, ranking intent and applies_to matches first.
+
+    \b
+    Example:
+      skillsite recommend "roll back a bad deploy" -e kubernetes
+    """
+    return _library(dist).recommend(task, environment=environment,
+                                    capabilities=list(capabilities), limit=limit)
+
+
+@_query_command("open")
+@click.argument("ref")
+def open_(dist: str, ref: str) -> Any:
+    """Show a skill's metadata and outline (headings with sizes, links, files, lint
+    warnings), without its body. REF is a skill name or skill:<name>.
+
+    \b
+    Example:
+      skillsite open pdf-forms
+    """
+    return _library(dist).open(ref)
+
+
+def _lines(value: str | None) -> tuple[int | None, int | None]:
+    if value is None:
+        return None, None
+    start, dash, end = value.partition("-")
+    try:
+        return int(start), int(end) if dash and end else (int(start) if not dash else None)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a line range such as 10-40",
+                                 param_hint="--lines") from None
+
+
+@_query_command("read")
+@click.argument("ref", required=False)
+@click.option("-s", "--section", help="A heading (or its number from `open`).")
+@click.option("--lines", help="A line range of the skill's file. Example: --lines 10-40")
+@click.option("--max-chars", default=4000, show_default=True, type=int,
+              help="The most characters to print; a cut says so and prints a cursor.")
+@click.option("--cursor", help="Continue where the last cut read stopped.")
+def read(dist: str, ref: str | None, section: str | None, lines: str | None, max_chars: int,
+         cursor: str | None) -> Any:
+    """Print a section, a line range or the whole body of a skill (REF).
+
+    \b
+    Examples:
+      skillsite read pdf-forms --section "Step 3: Fill"
+      skillsite read pdf-forms --lines 10-40
+      skillsite read --cursor <cursor from the last read>
+    """
+    if ref is None and cursor is None:
+        raise click.UsageError("give a REF, or a --cursor to read on")
+    start, end = _lines(lines)
+    target: str | int | None = int(section) if section and section.isdigit() else section
+    return _library(dist).read(ref, target, start_line=start, end_line=end,
+                               max_chars=max_chars, cursor=cursor)
+
+
+@_query_command("related")
+@click.argument("ref")
+@click.option("-n", "--limit", default=10, show_default=True, type=int, help="How many (1-50).")
+def related(dist: str, ref: str, limit: int) -> Any:
+    """List skills related to REF by links, depends_on and shared tags, with reasons."""
+    return _library(dist).related(ref, limit=limit)
+
+
+@_query_command("compose")
+@click.argument("ref")
+@click.option("-n", "--limit", default=4, show_default=True, type=int, help="How many (1-8).")
+def compose(dist: str, ref: str, limit: int) -> Any:
+    """List REF's prerequisites (depends_on), one level deep, and unresolved ones."""
+    return _library(dist).compose(ref, limit=limit)
+
+
+@_query_command("context")
+def context(dist: str) -> Any:
+    """Summarize dist/: skill counts per format, tags, version, build time."""
+    return _library(dist).context()
+
+
+@_query_command("prompt")
+@click.argument("refs", nargs=-1)
+@click.option("--style", type=click.Choice(("xml", "markdown")), default="xml",
+              show_default=True, help="xml: skills-ref to-prompt; markdown: Flux's preamble.")
+@click.option("--max-chars", type=int, help="Budget; whole skills only (default with no "
+              "REFs: 8000).")
+@click.option("--location-root", help="Prefix each skill's path with this folder (xml).")
+def prompt(dist: str, refs: tuple[str, ...], style: str, max_chars: int | None,
+           location_root: str | None) -> Any:
+    """Print the skills block of a system prompt for REFs (default: every skill).
+
+    \b
+    Examples:
+      skillsite prompt pdf-forms git-bisect
+      skillsite prompt --style markdown --max-chars 8000
+    """
+    return _library(dist).prompt(list(refs) or None, style, max_chars,
+                                 location_root=location_root)
+
+
+@click.command("verify")
+@click.argument("dist", required=False)
+@_json_option
+def verify(dist: str | None, as_json: bool) -> None:
+    """Check every file of DIST (default: $SKILLSITE_DIST or ./dist) against the sha256
+    in its manifest, and report each mismatch. Exit 0 clean, 2 damaged."""
+    from skillsite.reader.artifacts import Artifacts
+    from skillsite.reader.errors import ReaderError
+
+    folder = dist or os.environ.get("SKILLSITE_DIST", "dist")
+    try:
+        artifacts = Artifacts(__import__("pathlib").Path(folder))
+    except ReaderError as error:
+        click.echo(f"Error: {error.message}", err=True)
+        sys.exit(error.exit_code)
+    mismatches = artifacts.verify()
+    if as_json:
+        click.echo(json.dumps({"dist": folder, "files": len(artifacts.files),
+                               "mismatches": [m.to_dict() for m in mismatches]}, indent=2))
+    else:
+        for mismatch in mismatches:
+            click.echo(f"{folder}/{mismatch.describe()}", err=True)
+        state = f"{len(mismatches)} damaged" if mismatches else "all match"
+        click.echo(f"Checked {len(artifacts.files)} files of {folder}: {state}."
+                   + (" Rebuild it with `skillsite build`." if mismatches else ""))
+    sys.exit(2 if mismatches else 0)
+
+
+

@@ -1,0 +1,94 @@
+"""Readable text for the query commands' results (``--json`` prints ``to_dict()``)."""
+from __future__ import annotations
+
+from typing import Any
+
+
+def render(result: Any) -> str:
+    """The text of one reader result, chosen by its type."""
+    return _RENDERERS[type(result).__name__](result)
+
+
+def _search(result: Any) -> str:
+    if not result.results:
+        return "No skills match." if not result.browse else "dist/ holds no skills."
+    lines = []
+    for number, hit in enumerate(result.results, 1):
+        score = "" if result.browse else f"  ({hit.score:g}; {', '.join(hit.matched)})"
+        lines.append(f"{number:2}. {hit.name} [{hit.format}]{score}")
+        lines.append(f"    {hit.description}")
+    return "\n".join(lines)
+
+
+def _open(info: Any) -> str:
+    lines = [f"{info.name}: {info.title}", f"  {info.description}", ""]
+    for label, value in (("format", info.format), ("path", info.path),
+                         ("version", info.version), ("tags", ", ".join(info.tags)),
+                         ("applies to", ", ".join(info.applies_to)),
+                         ("compatibility", info.compatibility), ("risk", info.risk),
+                         ("depends on", ", ".join(info.depends_on))):
+        if value:
+            lines.append(f"  {label}: {value}")
+    lines += ["", f"Sections ({info.chars} characters, {info.lines} lines):"]
+    for heading in info.headings:
+        indent = "  " * max(heading.level - 1, 0)
+        title = heading.heading or "(before the first heading)"
+        lines.append(f"  {heading.index:2}. {indent}{title}  [lines {heading.start_line}-"
+                     f"{heading.end_line}, {heading.chars} chars]")
+    for label, values in (("Files", info.files), ("Links", info.links)):
+        if values:
+            lines += ["", f"{label}:", *(f"  {value}" for value in values)]
+    if info.warnings:
+        lines += ["", "Warnings:", *(f"  {w.line}:{w.column} {w.rule} {w.message}"
+                                     for w in info.warnings)]
+    return "\n".join(lines)
+
+
+def _passage(passage: Any) -> str:
+    text = passage.text
+    if passage.cursor:
+        text += f"\n\n(cursor: {passage.cursor})"
+    return text
+
+
+def _related(result: Any) -> str:
+    if not result.results:
+        return f"No skills are related to {result.name}."
+    return "\n".join(f"{n.name}  ({'; '.join(n.reasons)})\n    {n.description}"
+                     for n in result.results)
+
+
+def _composition(result: Any) -> str:
+    lines = [f"{c.name}  {c.description}" for c in result.depends_on]
+    if not lines:
+        lines.append(f"{result.name} declares no prerequisites that dist/ holds.")
+    if result.truncated:
+        lines.append("(more prerequisites than --limit)")
+    lines += [f"unresolved: {ref}" for ref in result.unresolved]
+    return "\n".join(lines)
+
+
+def _context(context: Any) -> str:
+    formats = ", ".join(f"{count} {kind}" for kind, count in sorted(context.formats.items()))
+    tags = ", ".join(f"{t.tag} ({t.count})" for t in context.tags[:20])
+    return "\n".join([
+        f"{context.skills} skills ({formats}); index: {context.index_backend}",
+        f"artifact {context.artifact_version}, built {context.build_time} by skillsite "
+        f"{context.skillsite_version}",
+        f"tags ({context.tags_total}): {tags or 'none'}", "", context.hint])
+
+
+def _prompt(prompt: Any) -> str:
+    if not prompt.omitted:
+        return str(prompt.text)
+    left = ", ".join(prompt.omitted[:10]) + (" ..." if len(prompt.omitted) > 10 else "")
+    import click
+
+    click.echo(f"Note: {len(prompt.omitted)} skills left out to stay within the budget: "
+               f"{left}", err=True)
+    return str(prompt.text)
+
+
+_RENDERERS = {"SearchResult": _search, "SkillInfo": _open, "Passage": _passage,
+              "Related": _related, "Composition": _composition, "Context": _context,
+              "Prompt": _prompt}

@@ -1,0 +1,173 @@
+"""Trusting ``dist/``: its manifest, its version, and the files a query reads.
+
+A cold query must not hash all of ``dist/``, so :meth:`Artifacts.require` checks only
+what is about to be read, once: the file exists with the size and sha256 the manifest
+recorded. :meth:`Artifacts.verify` hashes every file against the manifest's sha256, for
+``skillsite verify`` and for long-lived processes (``Library(dist, verify=True)``).
+"""
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from skillsite.reader.errors import ReaderError
+
+MANIFEST = "manifest.json"
+#: The artifact format major version this reader understands (any 2.x).
+SUPPORTED_MAJOR = 2
+_REBUILD = "rebuild it with `skillsite build`"
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One file of ``dist/`` that does not match the manifest."""
+
+    path: str
+    problem: str            # "missing", "size" or "sha256"
+    expected: str
+    actual: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": self.path, "problem": self.problem, "expected": self.expected,
+                "actual": self.actual}
+
+    def describe(self) -> str:
+        if self.problem == "missing":
+            return f"{self.path}: missing"
+        return f"{self.path}: {self.problem} is {self.actual}, the manifest says {self.expected}"
+
+
+class Artifacts:
+    """The manifest of ``dist`` and cheap checks of the files it lists."""
+
+    def __init__(self, dist: Path) -> None:
+        self.dist = dist
+        self.manifest = _load_manifest(dist)
+        files = self.manifest.get("files")
+        sizes = self.manifest.get("sizes")
+        self.files: dict[str, str] = files if isinstance(files, dict) else {}
+        self.sizes: dict[str, int] = sizes if isinstance(sizes, dict) else {}
+        self._checked: set[str] = set()
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self) -> str:
+        return str(self.manifest.get("index_backend", ""))
+
+    def require(self, relative: str) -> Path:
+        """``dist/relative``, after checking, the first time, that it exists with the
+        recorded size and sha256: a truncated, corrupted or swapped file is refused before
+        it is read, and only the files a query needs are hashed, once per process."""
+        if relative in self._checked:
+            return self.dist / relative
+        path = self.dist / relative
+        try:
+            size = os.stat(path).st_size
+        except OSError:
+            raise self.damaged(relative, "is missing") from None
+        expected = self.sizes.get(relative)
+        if expected is not None and size != expected:
+            raise self.damaged(relative, f"has {size} bytes, the manifest says {expected}")
+        digest = self.files.get(relative)
+        try:
+            actual = _sha256(path) if digest is not None else None
+        except OSError:
+            raise self.damaged(relative, "cannot be read") from None
+        if actual != digest:
+            raise self.damaged(relative, "does not match its sha256 in the manifest "
+                               "(corrupted, or from another build)")
+        with self._lock:
+            self._checked.add(relative)
+        return path
+
+    def require_folder(self, prefix: str) -> Path:
+        """Check every manifest file under ``prefix/`` (the search index)."""
+        for relative in self.files:
+            if relative.startswith(prefix + "/"):
+                self.require(relative)
+        return self.dist / prefix
+
+    def listed(self, relative: str) -> bool:
+        return relative in self.files
+
+    def damaged(self, relative: str, what: str) -> ReaderError:
+        return ReaderError("damaged-dist", f"{self.dist / relative} {what}: {self.dist} is "
+                           f"damaged or incomplete; {_REBUILD}", path=relative)
+
+    def verify(self) -> list[Mismatch]:
+        """Hash every file the manifest lists; the mismatches, sorted by path."""
+        found = []
+        for relative, expected in sorted(self.files.items()):
+            path = self.dist / relative
+            try:
+                size = os.stat(path).st_size
+            except OSError:
+                found.append(Mismatch(relative, "missing", expected, ""))
+                continue
+            recorded = self.sizes.get(relative)
+            if recorded is not None and size != recorded:
+                found.append(Mismatch(relative, "size", str(recorded), str(size)))
+                continue
+            actual = _sha256(path)
+            if actual != expected:
+                found.append(Mismatch(relative, "sha256", expected, actual))
+        return found
+
+    def verify_or_raise(self) -> None:
+        """:meth:`verify`, failing with every mismatch in the message."""
+        mismatches = self.verify()
+        if mismatches:
+            listing = "; ".join(m.describe() for m in mismatches[:20])
+            more = f" (and {len(mismatches) - 20} more)" if len(mismatches) > 20 else ""
+            raise ReaderError("damaged-dist", f"{self.dist} does not match its manifest: "
+                              f"{listing}{more}; {_REBUILD}",
+                              mismatches=[m.to_dict() for m in mismatches])
+
+
+def _load_manifest(dist: Path) -> dict[str, Any]:
+    path = dist / MANIFEST
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReaderError("not-a-dist", f"{dist} is not a skillsite dist/ (no {MANIFEST}); "
+                          "build one with `skillsite build`, or pass --dist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ReaderError("damaged-dist", f"cannot read {path}: {error}; {_REBUILD}") from None
+    try:
+        manifest = json.loads(text)
+    except ValueError as error:
+        raise ReaderError("damaged-dist", f"{path} is not valid JSON ({error}); "
+                          f"{_REBUILD}") from None
+    if not isinstance(manifest, dict):
+        raise ReaderError("damaged-dist", f"{path} is not a JSON object; {_REBUILD}")
+    _check_version(path, manifest)
+    return manifest
+
+
+def _check_version(path: Path, manifest: dict[str, Any]) -> None:
+    version = manifest.get("artifact_version")
+    major = str(version).split(".")[0] if isinstance(version, str) else ""
+    if major != str(SUPPORTED_MAJOR):
+        built_by = manifest.get("skillsite_version", "an unknown skillsite")
+        raise ReaderError("unsupported-artifact-version",
+                          f"{path}: artifact_version {version!r} (built by skillsite "
+                          f"{built_by}); this reader reads {SUPPORTED_MAJOR}.x; rebuild "
+                          "dist/ with this skillsite (`skillsite build`)",
+                          artifact_version=version)
+    for key in ("index_backend", "files"):
+        if key not in manifest:
+            raise ReaderError("damaged-dist", f"{path} has no {key!r}; {_REBUILD}")
+
+
+def _sha256(path: Path) -> str:
+    import hashlib
+
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

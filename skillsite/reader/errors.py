@@ -1,0 +1,62 @@
+"""The reader's errors: one family, each with a stable ``code`` and an exit code.
+
+The codes are a public contract (the MCP server returns them as they are):
+
+=================================  ====  ==============================================
+code                               exit  meaning
+=================================  ====  ==============================================
+``not-found``                      1     no skill, file or section by that reference
+``section-not-found``              1     the skill has no such heading (lists them)
+``budget-exceeded``                1     this Library's skill or character budget is spent
+``invalid-or-expired-reference``   1     safe mode: the opaque ref is unknown, used or old
+``restricted-budget-exhausted``    1     safe mode: a per-window budget is spent;
+                                         ``retry_after_seconds`` says when it refills
+``ambiguous-section``              2     several headings match (lists them)
+``invalid-argument``               2     a malformed ref, cursor, line range or option
+``restricted-query-rejected``      2     safe mode: wildcard, too short or empty query
+``restricted-operation``           2     safe mode: the operation is not offered
+``not-a-dist``                     2     no ``manifest.json``: not a built ``dist/``
+``unsupported-artifact-version``   2     ``dist/`` was built by an incompatible skillsite
+``damaged-dist``                   2     a file is missing, the wrong size or its sha256
+=================================  ====  ==============================================
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from skillsite.errors import EXIT_PROBLEMS, EXIT_USAGE, SkillsiteError
+
+EXIT_CODES: dict[str, int] = {
+    "not-found": EXIT_PROBLEMS,
+    "section-not-found": EXIT_PROBLEMS,
+    "budget-exceeded": EXIT_PROBLEMS,
+    "invalid-or-expired-reference": EXIT_PROBLEMS,
+    "restricted-budget-exhausted": EXIT_PROBLEMS,
+    "ambiguous-section": EXIT_USAGE,
+    "invalid-argument": EXIT_USAGE,
+    "restricted-query-rejected": EXIT_USAGE,
+    "restricted-operation": EXIT_USAGE,
+    "not-a-dist": EXIT_USAGE,
+    "unsupported-artifact-version": EXIT_USAGE,
+    "damaged-dist": EXIT_USAGE,
+}
+
+
+class ReaderError(SkillsiteError):
+    """A query that cannot be answered. ``code`` is stable (see the module docstring),
+    ``details`` holds machine-readable extras (``headings``, ``retry_after_seconds``...)."""
+
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.details = details
+        self.exit_code = EXIT_CODES[code]
+
+    @property
+    def retry_after_seconds(self) -> int | None:
+        value = self.details.get("retry_after_seconds")
+        return int(value) if value is not None else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The error as the JSON faces return it: ``{"error": code, "message": ...}``."""
+        return {"error": self.code, "message": self.message, **self.details}

@@ -1,0 +1,234 @@
+"""``search`` and ``recommend``: engine candidates, skillsite's ranking, then filters.
+
+The engine (tantivy or Whoosh) proposes candidates from plain terms (user text never
+reaches a query parser); :func:`skillsite.index.ranking.rank` orders them from the
+content store's fields, so both engines agree. A query equal to a skill's name puts that
+skill first, before any ranking.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
+from skillsite.index.tokens import query_terms, tokenize
+from skillsite.models import IndexDoc
+from skillsite.reader.artifacts import Artifacts
+from skillsite.reader.shelf import Shelf, StoredSkill
+
+CANDIDATES = 100
+#: Parsed skills a Finder keeps (about 4 kB each).
+DOC_CACHE = 4096
+_MISSING = object()
+#: More candidates when filters will drop some of them.
+FILTERED_CANDIDATES = 1000
+RISKS = ("low", "medium", "high")
+#: ongrid's ``class`` as a risk level.
+CLASS_RISK = {"safe": "low", "mutating": "medium", "dangerous": "high"}
+INTENT_BONUS = 2.5
+APPLIES_TO_BONUS = 2.0
+CAPABILITY_BONUS = 1.0
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What a hit must have; empty fields accept everything."""
+
+    tags: tuple[str, ...] = ()
+    applies_to: tuple[str, ...] = ()
+    format: str | None = None
+    compatibility: str | None = None
+    max_risk: str | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.tags or self.applies_to or self.format or self.compatibility
+                    or self.max_risk)
+
+    def accepts(self, skill: StoredSkill) -> bool:
+        meta = skill.meta
+        if self.format and skill.format != self.format:
+            return False
+        if self.tags and not _overlap(self.tags, meta.get("tags", ())):
+            return False
+        if self.applies_to and not _overlap(self.applies_to, meta.get("applies_to", ())):
+            return False
+        if self.compatibility and self.compatibility.casefold() not in str(
+                meta.get("compatibility", "")).casefold():
+            return False
+        if self.max_risk:
+            risk = risk_of(skill)
+            return risk is not None and RISKS.index(risk) <= RISKS.index(self.max_risk)
+        return True
+
+
+def _overlap(wanted: Iterable[str], present: Iterable[str]) -> bool:
+    have = {str(value).casefold() for value in present}
+    return any(value.casefold() in have for value in wanted)
+
+
+def risk_of(skill: StoredSkill) -> str | None:
+    """The declared risk (Mini-A ``risk``, ongrid ``class``), or None if undeclared."""
+    own = skill.meta.get("metadata") or {}
+    risk = own.get("risk") if isinstance(own, dict) else None
+    if risk is None and skill.format == "skill-json" and isinstance(own, dict):
+        risk = CLASS_RISK.get(str(own.get("class", "safe")))
+    risk = str(risk).strip().lower() if risk is not None else None
+    return risk if risk in RISKS else None
+
+
+def index_doc(skill: StoredSkill) -> IndexDoc:
+    meta = skill.meta
+    return IndexDoc(name=skill.name, title=skill.title, description=skill.description,
+                    tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
+                    applies_to=tuple(meta.get("applies_to", ())),
+                    compatibility=str(meta.get("compatibility", "")),
+                    headings=tuple(meta.get("headings", ())), body=skill.body)
+
+
+def with_verb_forms(query: str) -> str:
+    """``query`` plus the base forms of its -ing and -ed words (``auditing`` -> ``audit``,
+    ``diagnosing`` -> ``diagnose``, ``archived`` -> ``archive``): intents are often said
+    with a verb form that names and titles do not use. Both engines get the same terms."""
+    extra: list[str] = []
+    for term in query_terms(query):
+        if len(term) >= 6 and term.endswith("ing"):
+            extra += [term[:-3], term[:-3] + "e"]
+        elif len(term) >= 5 and term.endswith("ed"):
+            extra += [term[:-1], term[:-2]]
+    terms = set(query_terms(query))
+    forms = [form for form in dict.fromkeys(extra) if form not in terms and len(form) >= 3]
+    return " ".join([query, *forms]) if forms else query
+
+
+def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
+    """The fields of ``doc`` that share a term with ``query`` (names, titles and tags also
+    by prefix or one typo)."""
+    terms = query_terms(query)
+    found = []
+    for field, words in _field_words(doc):
+        loose = field in ("name", "title", "tags")
+        if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
+                                 and any(near_prefix(term, word) for word in words))
+               for term in terms):
+            found.append(field)
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def _field_words(doc: IndexDoc) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple((field, frozenset(tokenize(value if isinstance(value, str)
+                                            else " ".join(value))))
+                 for field, value in (("name", doc.name), ("title", doc.title),
+                                      ("description", doc.description), ("tags", doc.tags),
+                                      ("intents", doc.intents), ("applies_to", doc.applies_to),
+                                      ("compatibility", doc.compatibility),
+                                      ("headings", doc.headings), ("body", doc.body)))
+
+
+class Finder:
+    """Candidates from the engine (opened once, queried under a lock) and their docs."""
+
+    def __init__(self, artifacts: Artifacts, shelf: Shelf) -> None:
+        self.artifacts = artifacts
+        self.shelf = shelf
+        self._lock = threading.Lock()
+        self._searcher: Any = None
+        self._names: list[str] | None = None
+        # dist/ never changes under a reader, so parsed skills can be kept.
+        self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
+
+    def candidates(self, query: str, limit: int) -> list[str]:
+        with self._lock:
+            if self._searcher is None:
+                self._searcher = self._open()
+            return list(self._searcher.candidates(query, limit=limit))
+
+    def _open(self) -> Any:
+        from skillsite.index import BACKENDS, SearchIndexError
+
+        backend = BACKENDS.get(self.artifacts.backend)
+        if backend is None:
+            raise self.artifacts.damaged("manifest.json", f"names an unknown index backend "
+                                         f"{self.artifacts.backend!r}")
+        folder = self.artifacts.require_folder("index")
+        try:
+            return backend.open(folder)
+        except SearchIndexError as error:
+            raise self.artifacts.damaged("index", f"cannot be opened ({error})") from None
+
+    def names(self) -> list[str]:
+        with self._lock:
+            if self._names is None:
+                self._names = self.shelf.names()
+            return self._names
+
+    def parsed(self, name: str) -> tuple[StoredSkill, IndexDoc] | None:
+        """The stored skill and its ranking document, kept for the next query."""
+        known = self._docs.get(name, _MISSING)
+        if known is not _MISSING:
+            return known  # type: ignore[return-value]
+        skill = self.shelf.get(name)
+        found = (skill, index_doc(skill)) if skill is not None else None
+        if len(self._docs) >= DOC_CACHE:
+            self._docs.clear()
+        self._docs[name] = found
+        return found
+
+    def _fetch(self, names: list[str]) -> None:
+        """Parse the skills of ``names`` with one query per shard, for :meth:`parsed`."""
+        if len(self._docs) + len(names) > DOC_CACHE:
+            self._docs.clear()
+        for name, skill in self.shelf.get_many(names).items():
+            self._docs[name] = (skill, index_doc(skill))
+
+    def exact(self, query: str) -> StoredSkill | None:
+        """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
+        text = query.strip()
+        for name in dict.fromkeys((text, text.lower(), text.removeprefix("skill:"))):
+            if 0 < len(name) <= 200:
+                found = self.shelf.get(name)
+                if found is not None:
+                    return found
+        return None
+
+    def ranked(self, query: str, filters: Filters, limit: int,
+               boosts: Sequence[tuple[float, str, tuple[str, ...]]] = ()
+               ) -> list[tuple[StoredSkill, float]]:
+        """The best ``limit`` skills for ``query`` that pass ``filters``. ``boosts`` are
+        (weight, text, fields): a skill earns weight × the share of the text's terms
+        found in those of its fields (recommend's intent and applies_to)."""
+        from skillsite.index.ranking import rank
+
+        wanted = FILTERED_CANDIDATES if filters else CANDIDATES
+        query = with_verb_forms(query)
+        skills: dict[str, StoredSkill] = {}
+        docs: dict[str, IndexDoc] = {}
+        names = self.candidates(query, max(wanted, limit))
+        self._fetch([name for name in names if name not in self._docs])
+        for name in names:
+            found = self.parsed(name)
+            if found is not None and (not filters or filters.accepts(found[0])):
+                skills[name], docs[name] = found
+        scored = rank(query, list(docs.values()), limit=len(docs))
+        if boosts:
+            scored = [(name, round(score + _bonus(docs[name], boosts), 6))
+                      for name, score in scored]
+            scored.sort(key=lambda item: (-item[1], item[0]))
+        return [(skills[name], score) for name, score in scored[:limit]]
+
+
+def _bonus(doc: IndexDoc, boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
+    total = 0.0
+    for weight, text, fields in boosts:
+        terms = query_terms(text)
+        if not terms:
+            continue
+        present = set()
+        for field in fields:
+            value = getattr(doc, field)
+            present.update(tokenize(value if isinstance(value, str) else " ".join(value)))
+        total += weight * sum(term in present for term in terms) / len(terms)
+    return total

@@ -1,0 +1,202 @@
+"""``Library``: the runtime reader, everything answered from ``dist/`` alone.
+
+No corpus, no linting, no network: the content store answers ``open`` and ``read`` with
+one indexed lookup, the prebuilt index proposes search candidates and skillsite's ranking
+orders them. Mini-A's rules hold: the full catalog is never put into a prompt unasked,
+there is never one tool per skill, search never returns a body, and related skills are
+never preloaded. A Library is safe to share between threads.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from skillsite.reader.artifacts import Artifacts
+from skillsite.reader.budget import DEFAULT_MAX_CHARS, DEFAULT_MAX_SKILLS, Budget
+from skillsite.reader.errors import ReaderError
+from skillsite.reader.finder import Finder, risk_of
+from skillsite.reader.neighbours import Graph
+from skillsite.reader.querying import Queries
+from skillsite.reader.results import (
+    Compact,
+    Composition,
+    Context,
+    Heading,
+    Neighbour,
+    Passage,
+    Related,
+    SkillInfo,
+    TagCount,
+    Warning,
+)
+from skillsite.reader.safe import SafeLedger, SafePolicy
+from skillsite.reader.serving import Serving
+from skillsite.reader.shelf import Shelf, StoredSkill
+from skillsite.reader.snapshots import Snapshots, pinned_operation
+from skillsite.reader.views import clamp, name_of_ref, one_line
+
+HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill's outline; "
+        "read(ref, section) for one section, read(ref) for the body, cut to max_chars with a "
+        "cursor to read on; related(ref) and compose(ref) for neighbours and prerequisites.")
+
+
+class Library(Queries, Serving):
+    """Query the ``dist/`` built by ``skillsite build``.
+
+    ``safe`` turns on safe mode for untrusted clients (opaque single-use refs, budgets per
+    time window, see :mod:`skillsite.reader.safe`). ``max_skills`` and ``max_chars`` are
+    this Library's budgets (``None``: no limit). ``verify`` hashes every file against the
+    manifest first, as a long-lived server should; otherwise only cheap checks (each file
+    read exists with its recorded size) are made.
+    """
+
+    def __init__(self, dist: str | os.PathLike[str] = "dist", *, safe: bool = False,
+                 max_skills: int | None = DEFAULT_MAX_SKILLS,
+                 max_chars: int | None = DEFAULT_MAX_CHARS,
+                 policy: SafePolicy | None = None, verify: bool = False) -> None:
+        self.dist = Path(dist)
+        self._snapshots = Snapshots(self.dist, verify)
+        self.safe = safe
+        self.budget = Budget(max_skills, max_chars)
+        self.ledger = SafeLedger(policy) if safe else None
+
+    # The build this operation answers from (see skillsite.reader.snapshots). The mixins
+    # declare these as plain attributes; here they are read-only views of the snapshot.
+    @property
+    def artifacts(self) -> Artifacts:  # type: ignore[override]
+        return self._snapshots.pinned().artifacts
+
+    @property
+    def _shelf(self) -> Shelf:  # type: ignore[override]
+        return self._snapshots.pinned().shelf
+
+    @property
+    def _finder(self) -> Finder:  # type: ignore[override]
+        return self._snapshots.pinned().finder
+
+    # -- refs ------------------------------------------------------------------------
+
+    def _skill(self, ref: object) -> StoredSkill:
+        name = self.ledger.consume(ref) if self.ledger else name_of_ref(ref)
+        skill = self._shelf.get(name)
+        if skill is None:
+            raise ReaderError("not-found", f"no skill called {name[:100]!r} in {self.dist}; "
+                              "search for it, or list names with `skillsite search ''`",
+                              ref=name[:100])
+        return skill
+
+    def _ref(self, name: str) -> str:
+        return self.ledger.issue(name) if self.ledger else name
+
+    def _refuse_in_safe_mode(self, operation: str) -> None:
+        if self.safe:
+            raise ReaderError("restricted-operation", f"{operation} is not offered in safe "
+                              "mode; use search, open and read")
+
+    # -- operations ------------------------------------------------------------------
+
+    def context(self) -> Context:
+        """How many skills of each format and tag ``dist/`` holds, its version and build
+        time, and a hint on how to query it."""
+        manifest = self.artifacts.manifest
+        counts = manifest.get("counts") or {}
+        tags = self._graph_loaded().tag_counts()
+        top = sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:50]
+        budgets: dict[str, Any] = self.budget.to_dict()
+        if self.ledger:
+            budgets["safe"] = self.ledger.to_dict()
+        return Context(skills=int(counts.get("skills", 0)), formats=dict(counts.get("formats", {})),
+                       tags=tuple(TagCount(tag, count) for tag, count in top),
+                       tags_total=len(tags), artifact_version=str(manifest["artifact_version"]),
+                       skillsite_version=str(manifest.get("skillsite_version", "")),
+                       build_time=str(manifest.get("build_time", "")),
+                       index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets,
+                       hint=HINT)
+
+    def open(self, ref: str) -> SkillInfo:
+        """A skill's metadata and outline: headings with their sizes, links,
+        ``depends_on``, supporting files and lint warnings. No body."""
+        skill = self._skill(ref)
+        if self.ledger:
+            self.ledger.charge("read")
+        meta = skill.meta
+        hidden = self.safe
+        return SkillInfo(
+            ref=self._ref(skill.name), name=skill.name, title=skill.title,
+            description=skill.description, format=skill.format,
+            path=None if hidden else skill.path, version=meta.get("version"),
+            tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
+            applies_to=tuple(meta.get("applies_to", ())),
+            compatibility=str(meta.get("compatibility", "")), risk=risk_of(skill),
+            depends_on=tuple(meta.get("depends_on", ())),
+            headings=tuple(Heading(s.index, s.heading, s.level, s.start_line, s.end_line,
+                                   s.length) for s in skill.spans),
+            links=() if hidden else tuple(skill.local(link) for link in meta.get("links", ())),
+            files=() if hidden else tuple(skill.local(path) for path in skill.files),
+            warnings=tuple(Warning(*row) for row in meta.get("warnings", ())),
+            chars=len(skill.body), lines=skill.lines)
+
+    def read(self, ref: str | None, section: str | int | None = None, *,
+             start_line: int | None = None, end_line: int | None = None,
+             max_chars: int = 4000, cursor: str | None = None) -> Passage:
+        """One section (a heading, or its index from :meth:`open`), a line range, or the
+        whole body, at most ``max_chars`` characters. A cut is explicit: ``truncated``,
+        a marker counted inside ``max_chars``, and a ``cursor`` that reads on."""
+        from skillsite.reader.reading import read_passage
+
+        return read_passage(self, ref, section, start_line, end_line, max_chars, cursor)
+
+    def related(self, ref: str, limit: int = 10) -> Related:
+        """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,
+        each with the reasons it is related; never their bodies."""
+        skill = self._skill(ref)
+        limit = clamp(limit, 1, 50, "limit")
+        if self.ledger:
+            self.ledger.charge("search")
+        found = []
+        for name, score, reasons in self._graph_loaded().neighbours(skill.name):
+            other = self._shelf.get(name)
+            if other is not None:
+                found.append(Neighbour(self._ref(name), name, one_line(other.title),
+                                       one_line(other.description), reasons, score))
+                if len(found) >= limit:
+                    break
+        return Related(self._ref(skill.name), skill.name, tuple(found))
+
+    def compose(self, ref: str, limit: int = 4) -> Composition:
+        """Exactly one level of ``depends_on``, in declared order (``limit`` clamped to
+        1-8): compact metadata and the references that name no skill, never bodies."""
+        skill = self._skill(ref)
+        limit = clamp(limit, 1, 8, "limit")
+        if self.ledger:
+            self.ledger.charge("search")
+        found: list[Compact] = []
+        unresolved: list[str] = []
+        declared = [str(name) for name in skill.meta.get("depends_on", ())]
+        for name in declared:
+            other = self._shelf.get(name)
+            if other is None:
+                unresolved.append(name)
+            elif len(found) < limit:
+                found.append(Compact(self._ref(name), name, one_line(other.title),
+                                     one_line(other.description), other.format,
+                                     tuple(other.meta.get("tags", ()))))
+        truncated = len(declared) - len(unresolved) > limit
+        return Composition(self._ref(skill.name), skill.name, tuple(found), tuple(unresolved),
+                           truncated)
+
+    def verify(self) -> list[dict[str, str]]:
+        """Hash every file against the manifest: the mismatches (empty when all is well)."""
+        return [m.to_dict() for m in self.artifacts.verify()]
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def _graph_loaded(self) -> Graph:
+        return self._snapshots.pinned().graph()
+
+
+# Every public operation answers from one build, even while a new one is swapped in.
+for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
+                   "recommend", "related", "search", "skill_file", "skill_files", "verify"):
+    setattr(Library, _operation, pinned_operation(getattr(Library, _operation)))

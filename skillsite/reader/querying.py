@@ -1,0 +1,128 @@
+"""``search`` and ``recommend`` of :class:`~skillsite.reader.library.Library`."""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from skillsite.models import FORMATS
+from skillsite.reader.errors import ReaderError
+from skillsite.reader.finder import (
+    APPLIES_TO_BONUS,
+    CAPABILITY_BONUS,
+    INTENT_BONUS,
+    RISKS,
+    Filters,
+    Finder,
+    index_doc,
+    matched_fields,
+)
+from skillsite.reader.results import Candidate, SearchResult
+from skillsite.reader.safe import SafeLedger
+from skillsite.reader.shelf import Shelf, StoredSkill
+from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
+
+MAX_QUERY_CHARS = 2000
+
+
+class Queries:
+    """The search half of the Library (a mixin: the Library sets these attributes)."""
+
+    ledger: SafeLedger | None
+    _shelf: Shelf
+    _finder: Finder
+
+    def _ref(self, name: str) -> str:
+        raise NotImplementedError
+
+    def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
+               applies_to: Iterable[str] = (), format: str | None = None,
+               compatibility: str | None = None, max_risk: str | None = None) -> SearchResult:
+        """Compact candidates for ``query``, best first, never a body. A query equal to a
+        skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
+        is clamped to 1-50; the filters keep skills with one of ``tags``, one of
+        ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
+        most ``max_risk`` (low, medium, high)."""
+        query = text_argument(query, "query", MAX_QUERY_CHARS)
+        filters = _filters(tags, applies_to, format, compatibility, max_risk)
+        limit = clamp(limit, 1, 50, "limit")
+        if self.ledger:
+            self.ledger.check_query(query)
+            limit = min(limit, self.ledger.policy.search_limit)
+        if not query.strip():
+            hits = [(skill, 0.0) for skill in self._browse(filters, limit)]
+        else:
+            hits = self._ranked(query, filters, limit, ())
+        return self._answer(query, limit, hits, browse=not query.strip())
+
+    def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
+                  | None = None, capabilities: str | Sequence[str] | None = None,
+                  limit: int = 5) -> SearchResult:
+        """Skills for a task, ranked with their intents and ``applies_to`` above bare
+        lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
+        matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
+        intents and compatibility."""
+        task = text_argument(task, "task", MAX_QUERY_CHARS)
+        where, able = words(environment), words(capabilities)
+        limit = clamp(limit, 1, 50, "limit")
+        if self.ledger:
+            self.ledger.check_query(task)
+            limit = min(limit, self.ledger.policy.search_limit)
+        boosts = ((INTENT_BONUS, task, ("intents",)),
+                  (APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
+                  (CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
+        query = " ".join(part for part in (task, where, able) if part)
+        return self._answer(query, limit, self._ranked(query, Filters(), limit, boosts),
+                            browse=False)
+
+    def _ranked(self, query: str, filters: Filters, limit: int,
+                boosts: Sequence[tuple[float, str, tuple[str, ...]]]
+                ) -> list[tuple[StoredSkill, float]]:
+        hits = self._finder.ranked(query, filters, limit, boosts)
+        exact = self._finder.exact(query)
+        if exact is not None and filters.accepts(exact):
+            best = max((score for _, score in hits), default=0.0)
+            hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
+                                                      if hit[0].name != exact.name]
+        return hits[:limit]
+
+    def _browse(self, filters: Filters, limit: int) -> list[StoredSkill]:
+        found = []
+        for name in self._finder.names():
+            skill = self._shelf.get(name)
+            if skill is not None and filters.accepts(skill):
+                found.append(skill)
+                if len(found) >= limit:
+                    break
+        return found
+
+    def _answer(self, query: str, limit: int, hits: list[tuple[StoredSkill, float]],
+                browse: bool) -> SearchResult:
+        width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
+        results = tuple(
+            Candidate(ref=self._ref(skill.name), name=skill.name,
+                      title=one_line(skill.title, width), description=one_line(
+                          skill.description, width), format=skill.format,
+                      tags=tuple(skill.meta.get("tags", ())), score=score,
+                      matched=() if browse else matched_fields(query, index_doc(skill)))
+            for skill, score in hits)
+        if self.ledger:
+            self.ledger.charge("search", sum(len(c.title) + len(c.description)
+                                             for c in results))
+        return SearchResult(query=query, limit=limit, browse=browse, results=results)
+
+
+def _filters(tags: Iterable[str], applies_to: Iterable[str], format: str | None,
+             compatibility: str | None, max_risk: str | None) -> Filters:
+    if format is not None and format not in FORMATS:
+        raise ReaderError("invalid-argument", f"format must be one of {', '.join(FORMATS)}")
+    if max_risk is not None and max_risk not in RISKS:
+        raise ReaderError("invalid-argument", f"max_risk must be one of {', '.join(RISKS)}")
+    return Filters(tuple(_strings(tags, "tags")), tuple(_strings(applies_to, "applies_to")),
+                   format, compatibility or None, max_risk)
+
+
+def _strings(values: Iterable[str], what: str) -> list[str]:
+    if isinstance(values, str):
+        values = [values]
+    found = [text_argument(v, what, 200) for v in values]
+    return [v for v in found if v.strip()]

@@ -1,0 +1,83 @@
+"""``read`` of :class:`~skillsite.reader.library.Library`: budgets, safe mode and cursors
+around :mod:`skillsite.reader.passages`."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from skillsite.reader import passages
+from skillsite.reader.errors import ReaderError
+from skillsite.reader.passages import Cut, Position
+from skillsite.reader.results import Passage
+from skillsite.reader.shelf import StoredSkill
+
+if TYPE_CHECKING:
+    from skillsite.reader.library import Library
+
+
+def read_passage(library: Library, ref: str | None, section: str | int | None,
+                 start_line: int | None, end_line: int | None, max_chars: int,
+                 cursor: str | None) -> Passage:
+    budget = passages.clamp_chars(max_chars)
+    position = Position.decode(cursor) if cursor is not None else None
+    if ref is None and position is not None and not library.safe:
+        ref = position.name
+    skill = library._skill(ref)
+    ledger = library.ledger
+    budget = library.budget.allowance(skill.name, budget)
+    if ledger:
+        budget = min(budget, ledger.policy.read_chars,
+                     max(ledger.policy.max_chars - ledger.chars, 0))
+    if budget < passages.MIN_CHARS:
+        raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
+                          "session's budget, too few for a read", budget="characters")
+    if position is not None:
+        cut, heading = _resume(skill, position, budget)
+    else:
+        cut, heading = _fresh(library, skill, section, start_line, end_line, budget)
+    if ledger:
+        ledger.charge("read", len(cut.text))
+    library.budget.charge(skill.name, len(cut.text))
+    return Passage(ref=library._ref(skill.name), name=skill.name, section=heading,
+                   start_line=cut.start_line, end_line=cut.end_line, text=cut.text,
+                   chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor)
+
+
+def _fresh(library: Library, skill: StoredSkill, section: str | int | None,
+           start_line: int | None, end_line: int | None, budget: int
+           ) -> tuple[Cut, str | None]:
+    if start_line is not None or end_line is not None:
+        if section is not None:
+            raise ReaderError("invalid-argument", "pass a section or a line range, not both")
+        first = _line(start_line if start_line is not None else 1, "start_line")
+        last = _line(end_line if end_line is not None else skill.lines, "end_line")
+        if library.ledger:
+            last = min(last, first + library.ledger.policy.read_lines - 1)
+        return passages.read_lines(skill, first, last, 0, budget), None
+    if section is None and library.ledger and skill.spans:
+        section = 0  # safe mode never serves a whole body in one read
+    if section is not None:
+        span = passages.find_section(skill, section)
+        return passages.read_section(skill, span, 0, budget), span.heading
+    return passages.read_body(skill, 0, budget), None
+
+
+def _resume(skill: StoredSkill, position: Position, budget: int) -> tuple[Cut, str | None]:
+    if position.name != skill.name:
+        raise ReaderError("invalid-argument", f"this cursor belongs to {position.name[:80]!r}, "
+                          f"not {skill.name!r}")
+    if position.version != skill.sha256:
+        raise ReaderError("invalid-argument", f"{skill.name} changed since this cursor was "
+                          "made (dist/ was rebuilt); read it again without a cursor")
+    if position.mode == "lines":
+        return passages.read_lines(skill, position.section, position.end, position.at,
+                                   budget), None
+    if position.mode == "section":
+        span = passages.find_section(skill, position.section)
+        return passages.read_section(skill, span, position.at, budget), span.heading
+    return passages.read_body(skill, position.at, budget), None
+
+
+def _line(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ReaderError("invalid-argument", f"{what} must be a whole number")
+    return value

@@ -1,0 +1,145 @@
+"""The content store as the reader sees it: one skill per indexed lookup, per thread.
+
+SQLite connections may not be shared between threads, so each thread that asks gets its
+own read-only :class:`~skillsite.store.content.ContentStore` (the MCP server calls the
+Library from worker threads). Shards are checked against the manifest before first use.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import PurePosixPath
+from typing import Any
+
+from skillsite.reader.artifacts import Artifacts
+from skillsite.store.content import ContentStore, shard_of
+
+CONTENT = "content"
+
+
+@dataclass(frozen=True)
+class Span:
+    """One section of a stored body: ``body[offset:offset + length]``."""
+
+    index: int
+    heading: str
+    level: int
+    start_line: int
+    end_line: int
+    offset: int
+    length: int
+
+
+@dataclass(frozen=True)
+class StoredSkill:
+    name: str
+    path: str
+    format: str
+    sha256: str
+    title: str
+    description: str
+    meta: dict[str, Any]
+    body: str
+    sections: str                   # JSON; parsed on first use (ranking never needs it)
+    files_json: str
+
+    @cached_property
+    def spans(self) -> tuple[Span, ...]:
+        return tuple(Span(number, *span) for number, span in enumerate(json.loads(self.sections)))
+
+    @cached_property
+    def files(self) -> tuple[str, ...]:
+        """Supporting files, relative to the corpus root."""
+        return tuple(json.loads(self.files_json))
+
+    @property
+    def folder(self) -> str:
+        """The skill's folder, relative to the corpus root ("" at the root)."""
+        parent = str(PurePosixPath(self.path).parent)
+        return "" if parent == "." else parent
+
+    def local(self, corpus_path: str) -> str:
+        """A corpus-relative path made relative to the skill's folder."""
+        prefix = self.folder + "/" if self.folder else ""
+        return corpus_path[len(prefix):] if corpus_path.startswith(prefix) else corpus_path
+
+    def text(self, span: Span) -> str:
+        return self.body[span.offset:span.offset + span.length]
+
+    @property
+    def lines(self) -> int:
+        return max((s.end_line for s in self.spans), default=0)
+
+
+class Shelf:
+    """Thread-safe lookups in ``dist/content/``."""
+
+    def __init__(self, artifacts: Artifacts) -> None:
+        self.artifacts = artifacts
+        self.folder = artifacts.dist / CONTENT
+        self._local = threading.local()
+
+    def _store(self, name: str) -> ContentStore:
+        shard = f"{CONTENT}/{shard_of(name)}"
+        if self.artifacts.listed(shard):
+            self.artifacts.require(shard)
+        store: ContentStore | None = getattr(self._local, "store", None)
+        if store is None:
+            store = self._local.store = ContentStore(self.folder)
+        return store
+
+    def get(self, name: str) -> StoredSkill | None:
+        """The skill called exactly ``name``, or None."""
+        try:
+            row = self._store(name).record(name)
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(name, error) from None
+        return _skill(row) if row is not None else None
+
+    def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
+        """The skills of ``names`` that exist, by name: one query per shard."""
+        store = self._store(names[0]) if names else None
+        for shard in {shard_of(name) for name in names}:
+            if self.artifacts.listed(f"{CONTENT}/{shard}"):
+                self.artifacts.require(f"{CONTENT}/{shard}")
+        try:
+            rows = store.records(names) if store is not None else {}
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(CONTENT, f"cannot be read ({error})") from None
+        return {name: _skill(row) for name, row in rows.items()}
+
+    def files(self, name: str) -> list[tuple[str, int, str | None, bool]]:
+        """(path in the skill's folder, size, sha256, stored) of its stored files."""
+        try:
+            return self._store(name).file_rows(name)
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(name, error) from None
+
+    def file_data(self, name: str, path: str) -> bytes | None:
+        try:
+            return self._store(name).file_data(name, path)
+        except sqlite3.DatabaseError as error:
+            raise self._damaged(name, error) from None
+
+    def names(self) -> list[str]:
+        """Every skill name, sorted (reads every shard: cache the answer)."""
+        for relative in self.artifacts.files:
+            if relative.startswith(CONTENT + "/"):
+                self.artifacts.require(relative)
+        try:
+            with ContentStore(self.folder) as store:
+                return store.names()
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(CONTENT, f"cannot be read ({error})") from None
+
+    def _damaged(self, name: str, error: Exception) -> Exception:
+        return self.artifacts.damaged(f"{CONTENT}/{shard_of(name)}", f"cannot be read ({error})")
+
+
+def _skill(row: tuple[Any, ...]) -> StoredSkill:
+    name, path, kind, sha, title, description, meta, body, sections, files = row
+    return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
+                       sections, files)

@@ -1,0 +1,98 @@
+"""dist/ is checked before it is trusted: version, missing and wrong-sized files (cheap,
+on the files a query reads), every sha256 (`skillsite verify`)."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from skillsite.cli import main
+from skillsite.reader import Library, ReaderError
+
+
+@pytest.fixture
+def copy(dist: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(dist, tmp_path / "dist"))
+
+
+def manifest(dist: Path) -> dict:
+    return json.loads((dist / "manifest.json").read_text())
+
+
+def test_a_copied_dist_works_anywhere(copy: Path) -> None:
+    library = Library(copy, verify=True)
+    assert library.search("pdf form").results[0].name == "pdf-forms"
+    assert library.read("pdf-forms", "Step 3: Fill").text.startswith("## Step 3")
+
+
+def test_no_manifest_is_not_a_dist(tmp_path: Path) -> None:
+    with pytest.raises(ReaderError) as error:
+        Library(tmp_path)
+    assert error.value.code == "not-a-dist" and "skillsite build" in error.value.message
+
+
+@pytest.mark.parametrize("version", ["3.0", "1.9", "x", None])
+def test_an_unknown_major_version_is_refused(copy: Path, version: object) -> None:
+    data = manifest(copy)
+    data["artifact_version"] = version
+    (copy / "manifest.json").write_text(json.dumps(data))
+    with pytest.raises(ReaderError) as error:
+        Library(copy)
+    assert error.value.code == "unsupported-artifact-version"
+    assert "rebuild" in error.value.message and error.value.exit_code == 2
+
+
+def test_a_newer_minor_version_is_read(copy: Path) -> None:
+    data = manifest(copy)
+    data["artifact_version"] = "2.9"
+    (copy / "manifest.json").write_text(json.dumps(data))
+    assert Library(copy).open("pdf-forms").name == "pdf-forms"
+
+
+def test_a_broken_manifest_is_damaged(copy: Path) -> None:
+    (copy / "manifest.json").write_text("{not json")
+    with pytest.raises(ReaderError) as error:
+        Library(copy)
+    assert error.value.code == "damaged-dist"
+
+
+def test_a_missing_shard_names_the_file(copy: Path) -> None:
+    from skillsite.store.content import shard_of
+
+    (copy / "content" / shard_of("pdf-forms")).unlink()
+    with pytest.raises(ReaderError) as error:
+        Library(copy).open("pdf-forms")
+    assert error.value.code == "damaged-dist"
+    assert shard_of("pdf-forms") in error.value.message and "rebuild" in error.value.message
+
+
+def test_a_truncated_index_file_is_caught_before_the_engine_reads_it(copy: Path) -> None:
+    biggest = max((p for p in (copy / "index").iterdir() if p.is_file()),
+                  key=lambda p: p.stat().st_size)
+    biggest.write_bytes(biggest.read_bytes()[:10])
+    with pytest.raises(ReaderError) as error:
+        Library(copy).search("pdf")
+    assert error.value.code == "damaged-dist" and biggest.name in error.value.message
+
+
+def test_a_flipped_byte_is_found_by_verify_only(copy: Path) -> None:
+    graph = copy / "graph.json"
+    data = bytearray(graph.read_bytes())
+    data[5] ^= 1
+    graph.write_bytes(bytes(data))
+    Library(copy).open("pdf-forms")  # cheap checks pass: same size
+    with pytest.raises(ReaderError) as error:
+        Library(copy, verify=True)
+    assert error.value.code == "damaged-dist" and "graph.json" in error.value.message
+    result = CliRunner().invoke(main, ["verify", str(copy)])
+    assert result.exit_code == 2 and "graph.json: sha256" in result.output
+    as_json = CliRunner().invoke(main, ["verify", str(copy), "--json"])
+    assert json.loads(as_json.stdout)["mismatches"][0]["path"] == "graph.json"
+
+
+def test_verify_a_clean_dist(copy: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", str(copy)])
+    assert result.exit_code == 0 and "all match" in result.output
