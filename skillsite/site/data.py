@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillsite.linter.rules.context import ONGRID_FIELDS
-from skillsite.models import Problem
+from skillsite.linter.rules.context import dialect
+from skillsite.models import Document, Problem, Source
 from skillsite.store.content import ContentStore
 
 #: Front-matter keys that mark the Claude Code dialect of SKILL.md.
@@ -96,16 +96,14 @@ def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
 
 
 def dialect_of(kind: str, metadata: dict[str, Any]) -> str:
-    """The SKILL.md dialect a skill's fields show, or its format for other formats."""
+    """The SKILL.md dialect a skill's fields show (the linter's evidence, and Claude
+    Code's own fields), or its format for other formats."""
     if kind != "skill-md":
         return kind
-    inner = metadata.get("metadata")
-    if any(k in metadata for k in ONGRID_FIELDS) or (isinstance(inner, dict)
-                                                       and "ongrid" in inner):
-        return "ongrid"
-    if any(k in metadata for k in CLAUDE_FIELDS):
+    found = dialect(Document(Source(Path("SKILL.md"), Path("."), kind), metadata))
+    if found == "agent-skills" and any(k in metadata for k in CLAUDE_FIELDS):
         return "claude-code"
-    return "agent-skills"
+    return found
 
 
 def _connect(skills: dict[str, SiteSkill], graph: dict[str, Any]) -> None:
