@@ -101,7 +101,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
         return Built(key, Cached(stat, [], None, False, found=False), None)
     extracted: Extracted | None = result.extracted
     entry = extracted.entry if extracted else None
-    cached = Cached(stat, problem_rows(result.problems),
+    cached = Cached(stat, problem_rows(result.problems, key),
                     tuple(result.record) if result.record else None,
                     result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)

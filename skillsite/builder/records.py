@@ -21,7 +21,7 @@ from skillsite.linter.listings import racy
 from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem, SkillEntry
 
-CACHE_VERSION = 10
+CACHE_VERSION = 11
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
@@ -156,11 +156,14 @@ def content_fingerprint(entry: SkillEntry) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def problem_rows(problems: list[Problem]) -> list[list[Any]]:
-    return [[p.line, p.column, p.rule, p.severity, p.message] for p in problems]
+def problem_rows(problems: list[Problem], key: str) -> list[list[Any]]:
+    """``problems`` of the file ``key`` as stored: a problem found in another file of the
+    skill (a bundled script, a reference) keeps that file's path as a sixth item."""
+    return [[p.line, p.column, p.rule, p.severity, p.message,
+             *([p.path] if p.path != key else [])] for p in problems]
 
 
 def problems_of(path: str, rows: list[list[Any]]) -> list[Problem]:
-    return [Problem(path, *row) for row in rows]
+    return [Problem(row[5] if len(row) > 5 else path, *row[:5]) for row in rows]
 
 
