@@ -147,3 +147,39 @@ def test_every_result_serializes(library: Library) -> None:
                    library.related("incident-triage"), library.compose("incident-triage"),
                    library.prompt(["incident-triage"]), library.names()):
         json.loads(json.dumps(result.to_dict()))
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    from skillsite.builder.pipeline import build
+
+    root = tmp_path_factory.mktemp("small")
+    skill = root / "corpus/skills/twice"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: twice\ndescription: Two parts with one heading. Use it in tests.\n---\n"
+        "# Twice\n\n## Usage\n\nFirst usage.\n\n## Usage\n\nSecond usage.\n", encoding="utf-8")
+    broken = root / "corpus/skills/broken"  # an error leaves it out of dist/
+    broken.mkdir(parents=True)
+    (broken / "SKILL.md").write_text("---\nname: broken\n---\n# Broken\n", encoding="utf-8")
+    (root / "corpus/wiki").mkdir()
+    (root / "corpus/wiki/page.md").write_text(
+        '---\ntype: skill\nname: page\nid: "skill:page"\ndescription: A page. Use it in '
+        'tests.\ndepends_on: ["skill:twice", "skill:broken"]\n---\n# Page\n',
+        encoding="utf-8")
+    build(root / "corpus", root / "dist")
+    return Library(root / "dist")
+
+
+def test_an_ambiguous_section_asks_for_its_number(small: Library) -> None:
+    with pytest.raises(ReaderError) as error:
+        small.read("twice", "Usage")
+    assert error.value.code == "ambiguous-section" and error.value.exit_code == 2
+    assert "1 (line" in error.value.message and "2 (line" in error.value.message
+    assert small.read("twice", 2).text == "## Usage\n\nSecond usage."
+
+
+def test_compose_reports_unresolved_prerequisites(small: Library) -> None:
+    composed = small.compose("page")
+    assert [c.name for c in composed.depends_on] == ["twice"]
+    assert composed.unresolved == ("broken",)
