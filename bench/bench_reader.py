@@ -101,7 +101,7 @@ def cold(dist: Path, runs: int, names: list[str]) -> dict[str, float]:
                                           found["cold_search_cpu"]))
         found["cold_open"].append(_wall([*python, "-m", "skillsite", "open", name, "--json"],
                                         env))
-        found["cold_read"].append(_wall([*python, "-m", "skillsite", "read", name, "-s", "1",
+        found["cold_read"].append(_wall([*python, "-m", "skillsite", "read", name, "-s", "0",
                                          "--json"], env))
     return {key: statistics.median(values) for key, values in found.items()}
 
@@ -164,7 +164,7 @@ def _print(count: int, rows: dict[str, dict[str, float]]) -> None:
     print(f"\n== {count} skills; ms, medians of cold runs in fresh processes ==")
     print(f"{'':34}" + "".join(f"{b:>12}" for b in backends) + "   floor (tantivy)")
     labels = [("cold search --json (ms)", "cold_search"), ("cold open --json (ms)", "cold_open"),
-              ("cold read -s 1 --json (ms)", "cold_read"),
+              ("cold read -s 0 --json (ms)", "cold_read"),
               ("  cold search, CPU (ms)", "cold_search_cpu"),
               ("  python -c pass (ms)", "python_pass"),
               ("  python -c pass, CPU (ms)", "python_pass_cpu"),
