@@ -123,11 +123,15 @@ def open_(dist: str, ref: str) -> Any:
 
 
 def _lines(value: str | None) -> tuple[int | None, int | None]:
+    """``--lines``: ``A-B``, ``A-`` (to the end) or ``A`` (that line alone)."""
     if value is None:
         return None, None
     start, dash, end = value.partition("-")
     try:
-        return int(start), int(end) if dash and end else (int(start) if not dash else None)
+        first = int(start)
+        if not dash:
+            return first, first
+        return first, int(end) if end else None
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a line range such as 10-40",
                                  param_hint="--lines") from None
