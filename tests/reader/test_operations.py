@@ -167,6 +167,15 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Library:
         '---\ntype: skill\nname: page\nid: "skill:page"\ndescription: A page. Use it in '
         'tests.\ndepends_on: ["skill:twice", "skill:broken"]\n---\n# Page\n',
         encoding="utf-8")
+    (root / "corpus/wiki/by-intent.md").write_text(
+        '---\ntype: skill\nname: by-intent\ndescription: Undo things. Use it in tests.\n'
+        'intents: ["roll back a release"]\napplies_to: [kubernetes]\n---\n# Undo\n',
+        encoding="utf-8")
+    lexical = root / "corpus/skills/by-words"
+    lexical.mkdir(parents=True)
+    (lexical / "SKILL.md").write_text(
+        "---\nname: by-words\ndescription: Roll back a release. Use it in tests.\n---\n"
+        "# Roll back\n\n" + "Roll back a release on kubernetes.\n" * 5, encoding="utf-8")
     build(root / "corpus", root / "dist")
     return Library(root / "dist")
 
@@ -183,3 +192,9 @@ def test_compose_reports_unresolved_prerequisites(small: Library) -> None:
     composed = small.compose("page")
     assert [c.name for c in composed.depends_on] == ["twice"]
     assert composed.unresolved == ("broken",)
+
+
+def test_recommend_ranks_intents_and_applies_to_above_bare_words(small: Library) -> None:
+    assert small.search("roll back a release").results[0].name == "by-words"
+    found = small.recommend("roll back a release", environment="kubernetes")
+    assert [hit.name for hit in found.results[:2]] == ["by-intent", "by-words"]
