@@ -111,10 +111,15 @@ def finish(source: Source, result: FileResult | None) -> Built:
     fingerprint = (_hash(extracted.fingerprint or "", repr(warnings))
                    if extracted is not None and extracted.fingerprint else None)
     if entry is not None:
+        # A file with errors of its own is never in the catalog until it changes, and the
+        # cache is published with dist/: its record must not carry what the catalog would
+        # (a description holding the credential that made it an error).
+        own_error = any(p.severity == ERROR for p in result.problems)
         cached = cached._replace(
             name=entry.name, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
-            fingerprint=fingerprint, catalog_json=record_json(catalog_entry(entry)))
+            fingerprint=fingerprint,
+            catalog_json=None if own_error else record_json(catalog_entry(entry)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, fingerprint or "", row_of(entry, warnings),

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sqlite3
 import time
 from collections import Counter
 from concurrent.futures import Future
@@ -33,7 +34,14 @@ from skillsite.builder.checking import (
     included_skills,
     payloads,
 )
-from skillsite.builder.dist import BuildLock, copy_previous, swap_in, temp_dir
+from skillsite.builder.dist import (
+    BuildLock,
+    copy_previous,
+    stopped_cleanly_by_signals,
+    swap_in,
+    temp_dir,
+)
+from skillsite.builder.failures import io_failure
 from skillsite.builder.graph import write_graph
 from skillsite.builder.records import Cached, fingerprint_config
 from skillsite.builder.stores import BuildStores
@@ -117,8 +125,14 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(corpus, root, out, ctx, jobs, backend, strict, incremental, progress,
-                      clock, started)
+        with stopped_cleanly_by_signals(out):
+            return _build(corpus, root, out, ctx, jobs, backend, strict, incremental,
+                          progress, clock, started)
+    except (OSError, ValueError, sqlite3.Error) as exc:
+        failure = io_failure(exc, out)
+        if failure is None:
+            raise
+        raise failure from exc
     finally:
         if collecting:
             gc.enable()
@@ -128,7 +142,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: _Clock, started: float) -> BuildResult:
     with BuildLock(out):
-        config_key = fingerprint_config(ctx.config, backend)
+        config_key = fingerprint_config(ctx.config, backend, root)
         previous = _reusable(out, backend) if incremental else False
         old = _previous_cache(out, config_key) if previous else BuildCache()
         reuse = previous and bool(old.included)

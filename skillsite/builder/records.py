@@ -57,10 +57,12 @@ class Cached(NamedTuple):
                 "depends_on": depends_on, "links": links}
 
 
-def fingerprint_config(config: Config, backend: str) -> str:
-    """Changes to any of these invalidate every cached result."""
+def fingerprint_config(config: Config, backend: str, root: Path) -> str:
+    """Changes to any of these invalidate every cached result. The corpus root is one:
+    the cache's stat index describes that folder, so another corpus built into the same
+    ``dist/`` (even a copy with the same mtimes) must not be taken for it."""
     schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
-    blob = repr((__version__, CACHE_VERSION, config, backend, schemas)).encode()
+    blob = repr((__version__, CACHE_VERSION, config, backend, str(root), schemas)).encode()
     return hashlib.sha256(blob).hexdigest()
 
 

@@ -31,8 +31,10 @@ class BuildStores:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.index.__exit__(*exc)
-        self.content.__exit__(*exc)
+        try:
+            self.index.__exit__(*exc)
+        finally:  # a failed index commit (disk full) must not leave the shards open
+            self.content.__exit__(*exc)
 
     def offer(self, payload: Payload) -> None:
         """A freshly checked skill without errors of its own; the first of a name wins."""

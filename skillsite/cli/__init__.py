@@ -54,6 +54,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "check"),
     "rules": ("check", "rules"),
     "build": ("build", "build"),
+    "fix": ("fix", "fix"),
+    "mcp": ("mcp", "mcp"),
     **{name: ("query", attribute) for name, attribute in (
         ("search", "search"), ("recommend", "recommend"), ("open", "open_"),
         ("read", "read"), ("related", "related"), ("compose", "compose"),

@@ -1,7 +1,7 @@
 """Trusting ``dist/``: its manifest, its version, and the files a query reads.
 
 A cold query must not hash all of ``dist/``, so :meth:`Artifacts.require` checks only
-what is about to be read, cheaply: the file exists and has the size the manifest
+what is about to be read, once: the file exists with the size and sha256 the manifest
 recorded. :meth:`Artifacts.verify` hashes every file against the manifest's sha256, for
 ``skillsite verify`` and for long-lived processes (``Library(dist, verify=True)``).
 """
@@ -59,7 +59,9 @@ class Artifacts:
         return str(self.manifest.get("index_backend", ""))
 
     def require(self, relative: str) -> Path:
-        """``dist/relative``, after checking that it exists with the recorded size."""
+        """``dist/relative``, after checking, the first time, that it exists with the
+        recorded size and sha256: a truncated, corrupted or swapped file is refused before
+        it is read, and only the files a query needs are hashed, once per process."""
         if relative in self._checked:
             return self.dist / relative
         path = self.dist / relative
@@ -70,6 +72,14 @@ class Artifacts:
         expected = self.sizes.get(relative)
         if expected is not None and size != expected:
             raise self.damaged(relative, f"has {size} bytes, the manifest says {expected}")
+        digest = self.files.get(relative)
+        try:
+            actual = _sha256(path) if digest is not None else None
+        except OSError:
+            raise self.damaged(relative, "cannot be read") from None
+        if actual != digest:
+            raise self.damaged(relative, "does not match its sha256 in the manifest "
+                               "(corrupted, or from another build)")
         with self._lock:
             self._checked.add(relative)
         return path

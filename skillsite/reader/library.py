@@ -9,7 +9,6 @@ never preloaded. A Library is safe to share between threads.
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import DEFAULT_MAX_CHARS, DEFAULT_MAX_SKILLS, Budget
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder, risk_of
-from skillsite.reader.neighbours import Graph, load_graph
+from skillsite.reader.neighbours import Graph
 from skillsite.reader.querying import Queries
 from skillsite.reader.results import (
     Compact,
@@ -34,6 +33,7 @@ from skillsite.reader.results import (
 from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.serving import Serving
 from skillsite.reader.shelf import Shelf, StoredSkill
+from skillsite.reader.snapshots import Snapshots, pinned_operation
 from skillsite.reader.views import clamp, name_of_ref, one_line
 
 HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill's outline; "
@@ -56,16 +56,24 @@ class Library(Queries, Serving):
                  max_chars: int | None = DEFAULT_MAX_CHARS,
                  policy: SafePolicy | None = None, verify: bool = False) -> None:
         self.dist = Path(dist)
-        self.artifacts = Artifacts(self.dist)
-        if verify:
-            self.artifacts.verify_or_raise()
+        self._snapshots = Snapshots(self.dist, verify)
         self.safe = safe
         self.budget = Budget(max_skills, max_chars)
         self.ledger = SafeLedger(policy) if safe else None
-        self._shelf = Shelf(self.artifacts)
-        self._finder = Finder(self.artifacts, self._shelf)
-        self._graph: Graph | None = None
-        self._lock = threading.Lock()
+
+    # The build this operation answers from (see skillsite.reader.snapshots). The mixins
+    # declare these as plain attributes; here they are read-only views of the snapshot.
+    @property
+    def artifacts(self) -> Artifacts:  # type: ignore[override]
+        return self._snapshots.pinned().artifacts
+
+    @property
+    def _shelf(self) -> Shelf:  # type: ignore[override]
+        return self._snapshots.pinned().shelf
+
+    @property
+    def _finder(self) -> Finder:  # type: ignore[override]
+        return self._snapshots.pinned().finder
 
     # -- refs ------------------------------------------------------------------------
 
@@ -185,7 +193,10 @@ class Library(Queries, Serving):
     # -- helpers ---------------------------------------------------------------------
 
     def _graph_loaded(self) -> Graph:
-        with self._lock:
-            if self._graph is None:
-                self._graph = load_graph(self.artifacts)
-            return self._graph
+        return self._snapshots.pinned().graph()
+
+
+# Every public operation answers from one build, even while a new one is swapped in.
+for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
+                   "recommend", "related", "search", "skill_file", "skill_files", "verify"):
+    setattr(Library, _operation, pinned_operation(getattr(Library, _operation)))

@@ -87,6 +87,16 @@ class Serving:
         self._refuse_in_safe_mode("front_matter")
         return _files().front_matter(self._shelf, self._skill(name))
 
+    def front_matter_data(self, name: str) -> dict[str, Any]:
+        """The front matter of the SKILL.md :meth:`skill_file` serves, as a JSON object
+        (the build's parse, kept in dist/): a generated view's is its name and description.
+        """
+        self._refuse_in_safe_mode("front_matter_data")
+        skill = self._skill(name)
+        if skill.format != "skill-md":
+            return {"name": skill.name, "description": skill.description}
+        return dict(skill.meta.get("metadata") or {})
+
     def names(self, cursor: str | None = None, limit: int = 100) -> NamePage:
         """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``."""
         self._refuse_in_safe_mode("names")

@@ -27,13 +27,21 @@ def read(source: Source, *, max_size: int = DEFAULT_MAX_SIZE) -> Document | None
     text = _read_text(doc, max_size)
     if text is None:
         return doc
-    if source.kind == "skill-toml":
+    return parse_text(doc, text)
+
+
+def parse_text(doc: Document, text: str) -> Document:
+    """Fill ``doc`` from ``text``, a normalized file of ``doc.source.kind`` (``skillsite
+    fix`` parses its edits with this before writing them)."""
+    doc.derived["text"] = text  # the whole normalized file, for scans and suppressions
+    if doc.source.kind == "skill-toml":
         _fill(doc, tomlmap.load(text))
-    elif source.kind == "skill-json":
+    elif doc.source.kind == "skill-json":
         _fill(doc, jsonmap.load(text))
     else:
         _read_markdown(doc, text)
-    if doc.data is not None and not isinstance(doc.data, dict):
+    # A document that parsed to null (``~``, ``null``) is no mapping either.
+    if not isinstance(doc.data, dict) and (doc.data is not None or not doc.issues):
         where = doc.positions.get("", (1, 1))
         doc.issues.append(Issue("not-a-mapping", *where,
                                 f"expected a mapping of keys to values, found "

@@ -124,21 +124,60 @@ def _too_deep(data: Any) -> bool:
 
 
 def _map_items(text: str, start: int, pointer: str, out: Loaded) -> None:
-    """Locate each string item of the array at ``pointer`` after offset ``start``."""
+    """Locate each string item of the array at ``pointer``, whose value starts after
+    offset ``start``: at its opening quote, found by scanning the array's tokens (a search
+    for the item's text would miss escaped items and land in other values)."""
     items = resolve(out.data, pointer)
     if not isinstance(items, list):
         return
-    cursor = start
-    for index, item in enumerate(items):
-        if not isinstance(item, str):
+    for index, offset in _item_offsets(text, start).items():
+        if index < len(items) and isinstance(items[index], str):
+            line = text.count("\n", 0, offset) + 1
+            out.positions[f"{pointer}/{index}"] = (line, offset - text.rfind("\n", 0, offset))
+
+
+_STRING = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'',
+                     re.DOTALL)
+
+
+def _item_offsets(text: str, start: int) -> dict[int, int]:
+    """Offset of each top-level item of the array that opens after ``start``."""
+    offsets: dict[int, int] = {}
+    i = _skip_blank(text, start)
+    if not text.startswith("[", i):
+        return offsets
+    depth, index, fresh = 0, 0, True
+    while i < len(text):
+        char = text[i]
+        if char in "\"'":
+            string = _STRING.match(text, i)
+            if string is None:
+                break
+            if depth == 1 and fresh:
+                offsets[index], fresh = i, False
+            i = string.end()
             continue
-        found = text.find(item, cursor)
-        if found < 0:
-            continue
-        line = text.count("\n", 0, found) + 1
-        column = found - (text.rfind("\n", 0, found) + 1)
-        out.positions[f"{pointer}/{index}"] = (line, column)
-        cursor = found + len(item)
+        if char == "#":
+            i = text.find("\n", i)
+            if i < 0:
+                break
+        elif char == "," and depth == 1:
+            index, fresh = index + 1, True
+        elif char in "]}":
+            depth -= 1
+            if depth == 0:
+                break
+        elif not char.isspace():
+            fresh = fresh and depth != 1
+            depth += char in "[{"
+        i += 1
+    return offsets
+
+
+def _skip_blank(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t":
+        i += 1
+    return i
 
 
 def _pointer(parts: list[str]) -> str:

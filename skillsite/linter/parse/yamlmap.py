@@ -28,6 +28,12 @@ _CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"
 _SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
                    ".nan": float("nan")}
 _TAG = "tag:yaml.org,2002:"
+# PyYAML (YAML 1.1) also breaks lines at NEL, LS and PS; YAML 1.2, editors and every
+# location skillsite reports count only "\n". While composing, they are swapped for
+# private-use stand-ins, which every scalar then gets back.
+_BREAKS = {"\x85": "\U000F0085", "\u2028": "\U000F2028", "\u2029": "\U000F2029"}
+_HIDE = str.maketrans(_BREAKS)
+_SHOW = str.maketrans({stand_in: char for char, stand_in in _BREAKS.items()})
 
 
 class _TooComplex(Exception):
@@ -50,8 +56,9 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
                                 f"front matter is {len(text)} characters, over the "
                                 f"{MAX_FRONT_MATTER} limit; move long content into the body"))
         return out
+    hidden = any(char in text for char in _BREAKS)
     try:
-        root = _compose(text)
+        root = _compose(text.translate(_HIDE) if hidden else text)
     except yaml.MarkedYAMLError as exc:
         out.issues.append(_syntax_issue(exc, text, first_line))
         return out
@@ -65,7 +72,7 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
     if root is None:
         out.data = {}
         return out
-    walker = _Walker(out, first_line)
+    walker = _Walker(out, first_line, hidden)
     try:
         out.data = walker.value(root, "", 0)
     except _TooComplex as exc:
@@ -94,10 +101,11 @@ def _syntax_issue(exc: yaml.MarkedYAMLError, text: str, first_line: int) -> Issu
 
 
 class _Walker:
-    def __init__(self, out: Loaded, first_line: int) -> None:
+    def __init__(self, out: Loaded, first_line: int, hidden: bool = False) -> None:
         self.out = out
         self.offset = first_line
         self.count = 0
+        self.hidden = hidden  # line-break stand-ins to put back (see _BREAKS)
 
     def at(self, node: yaml.Node) -> Position:
         return (node.start_mark.line + self.offset, node.start_mark.column + 1)
@@ -126,7 +134,7 @@ class _Walker:
                 self.out.issues.append(Issue("yaml-syntax", *self.at(key_node),
                                              "a mapping key must be a plain string"))
                 continue
-            key = str(key_node.value)
+            key = self.text(key_node)
             self.scalar(key_node)  # warns on keys too: "on:" is True to a YAML 1.1 loader
             child = pointer_child(pointer, key)
             if key in first_seen:
@@ -139,8 +147,11 @@ class _Walker:
             result[key] = self.value(value_node, child, depth + 1)
         return result
 
+    def text(self, node: yaml.ScalarNode) -> str:
+        return str(node.value).translate(_SHOW) if self.hidden else str(node.value)
+
     def scalar(self, node: yaml.ScalarNode) -> Any:
-        text = node.value
+        text = self.text(node)
         if node.style not in (None, "") or not node.tag.startswith(_TAG):
             return text
         kind = node.tag[len(_TAG):]
@@ -164,10 +175,11 @@ class _Walker:
     def surprise(self, node: yaml.ScalarNode, kind: str) -> None:
         reading = {"bool": "a boolean", "timestamp": "a date", "int": "a number",
                    "float": "a number"}.get(kind, kind)
+        value = self.text(node)
         self.out.issues.append(Issue(
             "yaml-implicit-type", *self.at(node),
-            f"loaders disagree on {node.value!r}: YAML 1.1 reads it as {reading}, YAML 1.2 "
-            f"does not; skillsite keeps the text. Quote it (\"{node.value}\") so every "
+            f"loaders disagree on {value!r}: YAML 1.1 reads it as {reading}, YAML 1.2 "
+            f"does not; skillsite keeps the text. Quote it (\"{value}\") so every "
             "loader reads the same value"))
 
 

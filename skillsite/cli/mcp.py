@@ -1,0 +1,92 @@
+"""``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from skillsite.errors import SkillsiteError
+
+if TYPE_CHECKING:
+    from skillsite.reader import Library
+
+
+@click.command("mcp")
+@click.option("--dist", "dist", type=click.Path(file_okay=False, path_type=Path),
+              default="dist", show_default=True, envvar="SKILLSITE_DIST",
+              help="The built artifacts to serve (or SKILLSITE_DIST). Example: --dist public/skills")
+@click.option("--http", "address", metavar="HOST:PORT",
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio. "
+                   "Example: --http 127.0.0.1:8000")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]",
+              help="A Host header value clients may send (repeatable; PORT may be *). "
+                   "Required to serve on a non-loopback address. Example: "
+                   "--allow-host skills.example.com:8000")
+@click.option("--allow-origin", "allow_origins", multiple=True, metavar="ORIGIN",
+              help="A browser Origin allowed to call the server (repeatable). Requests "
+                   "without an Origin are always served. Example: --allow-origin "
+                   "https://app.example.com")
+@click.option("--max-skills", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Distinct skills this server process serves bodies and files of; 0: no "
+                   "limit. Example: --max-skills 10")
+@click.option("--max-chars", type=click.IntRange(min=0), default=12000, show_default=True,
+              help="Characters this server process serves in all; 0: no limit.")
+@click.option("--safe", is_flag=True,
+              help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
+                   "no raw paths or whole bodies (so no resources or skills/list).")
+def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
+        allow_origins: tuple[str, ...], max_skills: int, max_chars: int, safe: bool) -> None:
+    """Serve DIST to coding agents over the Model Context Protocol.
+
+    One tool per reader operation (context, search, recommend, open, read, related,
+    compose, prompt), every skill file as a skill://<name>/<path> resource, and the
+    io.modelcontextprotocol/skills extension (skills/list, skills/get). stdio by default;
+    --http binds to the address given, with Host/Origin checks always on.
+
+    \b
+    Examples:
+      skillsite mcp                                 stdio, ./dist
+      skillsite mcp --dist public/skills --safe     stdio, safe mode
+      skillsite mcp --http 127.0.0.1:8000           http://127.0.0.1:8000/mcp
+      skillsite mcp --http 0.0.0.0:8000 --allow-host skills.example.com:8000
+    """
+    from skillsite.mcp.transport import (
+        AddressError,
+        check_can_listen,
+        http_security,
+        parse_address,
+    )
+
+    try:
+        where = parse_address(address) if address else None
+        security = http_security(where[0], allow_hosts, allow_origins) if where else None
+        if where:
+            check_can_listen(*where)
+    except AddressError as error:
+        raise SkillsiteError(str(error)) from None
+    library = _open_library(dist, safe=safe, max_skills=max_skills or None,
+                            max_chars=max_chars or None)
+    from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
+
+    warm_up(library)
+    server = create_server(library)
+    if where is None or security is None:
+        click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
+        serve_stdio(server)
+        return
+    host, port = where
+    shown = f"[{host}]" if ":" in host else host
+    click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
+    serve_http(server, host, port, security)
+
+
+def _open_library(dist: Path, **options: Any) -> Library:
+    """The Library over ``dist``, every file hashed first (a long-lived process can
+    afford it); a missing or damaged dist/ ends the command with exit code 2."""
+    from skillsite.reader import Library, ReaderError
+
+    try:
+        return Library(dist, verify=True, **options)
+    except ReaderError as error:
+        raise SkillsiteError(error.message) from None  # exit code 2, whatever the code

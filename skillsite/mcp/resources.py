@@ -1,0 +1,93 @@
+"""Each skill's files as MCP resources, through two templates (never one static resource
+per file): ``skill://{name}/SKILL.md`` first, then ``skill://{name}/{+path}``.
+
+An unknown skill or file is ``ResourceNotFoundError``, which the SDK sends as -32602. The
+SDK also refuses ``..``, absolute paths and NUL in ``{+path}`` before the reader sees it."""
+from __future__ import annotations
+
+import mimetypes
+from typing import Any
+
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceNotFoundError
+from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_REQUEST
+
+from skillsite.mcp.skills import ECHO_CHARS, skill_name, view_meta
+from skillsite.reader import Library, ReaderError
+
+SKILL_MD = "skill://{name}/SKILL.md"
+SKILL_FILE = "skill://{name}/{+path}"
+TEXT_TYPES = {".md": "text/markdown", ".toml": "application/toml", ".json": "application/json",
+              ".yaml": "application/yaml", ".yml": "application/yaml"}
+
+
+def register_resources(server: MCPServer, library: Library) -> None:
+    """The two templates, and the middleware that gives each file its own MIME type."""
+
+    def skill_md(name: str) -> str | bytes:
+        return _content(library, name, "SKILL.md")
+
+    def skill_file(name: str, path: str) -> str | bytes:
+        return _content(library, name, path)
+
+    server.resource(SKILL_MD, name="skill", mime_type="text/markdown",
+                    description="A skill's SKILL.md (a generated view for TOML, JSON and "
+                                "virtual skills)")(skill_md)
+    server.resource(SKILL_FILE, name="skill-file",
+                    description="A supporting file of a skill, by its path in the skill")(
+        skill_file)
+    server.middleware.append(FileTypes(library))
+
+
+def _content(library: Library, name: str, path: str) -> str | bytes:
+    try:
+        data = library.skill_file(name, path)
+    except ReaderError as error:
+        if error.code in ("not-found", "invalid-argument"):
+            raise ResourceNotFoundError(f"No file {path[:ECHO_CHARS]!r} in skill "
+                                        f"{name[:ECHO_CHARS]!r}: {error.message}") from None
+        # a spent budget: the request was fine, this process will not serve more
+        raise MCPError(code=INVALID_REQUEST, message=error.message,
+                       data=error.to_dict()) from None
+    try:
+        return data.decode("utf-8")  # exact bytes: strict UTF-8 round-trips
+    except UnicodeDecodeError:
+        return data
+
+
+def mime_type(uri: str) -> str:
+    """The MIME type a file's name implies; text/plain when unknown."""
+    suffix = uri[uri.rfind("."):].lower() if "." in uri.rsplit("/", 1)[-1] else ""
+    return TEXT_TYPES.get(suffix) or mimetypes.guess_type("f" + suffix)[0] or "text/plain"
+
+
+class FileTypes:
+    """Server middleware: the SDK gives every read the template's one MIME type, so this
+    sets each file's own, and marks a generated SKILL.md view in its ``_meta``."""
+
+    def __init__(self, library: Library) -> None:
+        self.library = library
+
+    async def __call__(self, ctx: ServerRequestContext[Any, Any],
+                       call_next: CallNext) -> HandlerResult:
+        result = await call_next(ctx)
+        if ctx.method == "resources/read" and isinstance(result, dict):
+            for content in result.get("contents", ()):
+                self._describe(content)
+        return result
+
+    def _describe(self, content: dict[str, Any]) -> None:
+        uri = str(content.get("uri", ""))
+        if (name := skill_name(uri)) is not None:
+            try:
+                meta = view_meta(self.library.skill_files(name))
+            except ReaderError:
+                meta = {}
+            if meta:
+                content["_meta"] = {**(content.get("_meta") or {}), **meta}
+            return
+        if "blob" in content and mime_type(uri) == "text/plain":
+            return  # binary of an unknown kind keeps application/octet-stream
+        content["mimeType"] = mime_type(uri)

@@ -1,0 +1,84 @@
+"""Assemble the MCP server: instructions, tools, resources and the skills extension."""
+from __future__ import annotations
+
+import threading
+from importlib.metadata import PackageNotFoundError, version
+
+from mcp.server.caching import CacheHint
+from mcp.server.mcpserver import MCPServer
+
+from skillsite.mcp.resources import register_resources
+from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
+from skillsite.mcp.tools import register_tools
+from skillsite.reader import Library, ReaderError
+
+# dist/ never changes under a running server (a rebuild swaps in a new folder), so the
+# listings and file reads stay true for as long as the process serves them.
+CACHE_TTL_MS = 24 * 60 * 60 * 1000
+
+GUIDE = """\
+This server is a library of agent skills. Never try to load the whole catalog.
+1. search(query) returns compact candidates (ref, name, description, tags); never bodies.
+2. open(ref) returns one skill's headings with their sizes, links, depends_on and files.
+3. read(ref, section="<heading>") returns that one section, bounded by max_chars; when the
+   result says truncated, call read again with its cursor.
+Also: recommend(task) ranks skills for a task, related(ref) and compose(ref) give neighbours
+and one level of prerequisites, context() gives counts and tags, prompt() a bounded listing.
+Results are JSON. Budgets limit the distinct skills and the characters this server serves.
+"""
+
+SAFE_GUIDE = """
+Safe mode: every ref is single-use. Each result carries a fresh ref for the next step;
+use it, not the old one. Queries that are too short or wildcards are refused."""
+
+FILES_GUIDE = """
+Each skill's files are also resources: skill://<name>/SKILL.md and skill://<name>/<path>,
+listed with digests by skills/list (the io.modelcontextprotocol/skills extension)."""
+
+
+def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
+    """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
+    skills/list would hand out raw paths and whole bodies, which safe mode never does.
+    ``page_size`` is the number of skills per skills/list page."""
+    safe = library.safe
+    hint = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
+    skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
+    server = MCPServer(
+        "skillsite",
+        instructions=GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE),
+        version=_version(),
+        extensions=[] if safe else [skills],
+        cache_hints={"tools/list": hint, "resources/templates/list": hint,
+                     "resources/read": hint},
+        log_level="WARNING",
+    )
+    register_tools(server, library)
+    if not safe:
+        register_resources(server, library)
+        server.middleware.append(LegacyDeclaration())
+    return server
+
+
+def warm_up(library: Library) -> threading.Thread | None:
+    """Load the search index and its caches on a background thread (returned), so that
+    the first search of a session does not pay for it (about 0.3 s). Not in safe mode,
+    where every search counts against the window's budget."""
+    if library.safe:
+        return None
+    thread = threading.Thread(target=_search_once, args=(library,), daemon=True)
+    thread.start()
+    return thread
+
+
+def _search_once(library: Library) -> None:
+    try:
+        library.search("warm up the index")
+    except ReaderError:
+        pass  # the first real call reports it
+
+
+def _version() -> str:
+    try:
+        return version("skillsite")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,112 @@
+"""One MCP tool per reader operation. Each translates its arguments, calls the Library and
+returns the reader's JSON shape as compact text; a reader error becomes a ``ToolError`` the
+model can read and recover from.
+
+Plain ``def`` tools run on the SDK's worker threads; the Library is safe there."""
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Callable, Literal
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from skillsite.reader import Library, ReaderError
+
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+Ref = Annotated[str, Field(min_length=1, max_length=512,
+                           description="A skill's name, skill:<name>, or a ref from a result")]
+Query = Annotated[str, Field(max_length=2000,
+                             description="Words to look for; empty lists skills A-Z")]
+Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
+Section = Annotated[str, Field(max_length=300)] | Annotated[int, Field(ge=0, le=100_000)]
+Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
+Risk = Literal["low", "medium", "high"]
+
+
+def to_text(result: Any) -> str:
+    """The reader's JSON shape of a result (or of a ``ReaderError``), compact."""
+    return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
+
+
+def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """``operation``'s result as text; a reader error as a tool error carrying the reader's
+    error JSON (``{"error": code, "message": ...}``), so a model can branch on the code."""
+    try:
+        return to_text(operation(*args, **kwargs))
+    except ReaderError as error:
+        raise ToolError(to_text(error)) from None
+
+
+def register_tools(server: MCPServer, library: Library) -> None:
+    """Register every reader operation on ``server`` as a read-only tool."""
+    for tool in _tools(library):
+        server.add_tool(tool, annotations=READ_ONLY, structured_output=False)
+
+
+def _tools(library: Library) -> list[Callable[..., str]]:
+    def context() -> str:
+        """Counts (skills, per format), tags with counts, artifact version and build time,
+        and a hint on how to use the other tools. Call it first if unsure."""
+        return answer(library.context)
+
+    def search(query: Query = "",
+               limit: Annotated[int, Field(ge=1, le=50)] = 10,
+               tags: Words = None,
+               applies_to: Words = None,
+               format: Format | None = None,
+               compatibility: Annotated[str | None, Field(max_length=200)] = None,
+               max_risk: Risk | None = None) -> str:
+        """Find skills. Returns compact candidates (ref, name, title, description, tags,
+        score, matched fields), never a body. An exact name comes first."""
+        return answer(library.search, query, limit=limit, tags=tags or (),
+                      applies_to=applies_to or (), format=format, compatibility=compatibility,
+                      max_risk=max_risk)
+
+    def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
+                  environment: Annotated[str | None, Field(max_length=500)] = None,
+                  capabilities: Words = None,
+                  limit: Annotated[int, Field(ge=1, le=20)] = 5) -> str:
+        """Rank skills for a task described in words, with its environment and the
+        capabilities at hand. Intent and applies_to matches rank above bare word matches."""
+        return answer(library.recommend, task, environment=environment,
+                      capabilities=capabilities, limit=limit)
+
+    def open(ref: Ref) -> str:
+        """One skill's metadata, headings with their sizes in characters, links,
+        depends_on, supporting files and lint warnings. No body: use read for that."""
+        return answer(library.open, ref)
+
+    def read(ref: Ref,
+             section: Section | None = None,
+             start_line: Annotated[int | None, Field(ge=1)] = None,
+             end_line: Annotated[int | None, Field(ge=1)] = None,
+             max_chars: Annotated[int, Field(ge=200, le=20000)] = 4000,
+             cursor: Annotated[str | None, Field(max_length=512)] = None) -> str:
+        """Read one section (its heading, or its index from open), a line range, or the
+        whole body, at most max_chars. A cut is explicit: truncated is true, and passing
+        its cursor back continues where it stopped."""
+        return answer(library.read, ref, section, start_line=start_line, end_line=end_line,
+                      max_chars=max_chars, cursor=cursor)
+
+    def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> str:
+        """Skills related by links, shared tags and dependencies, each with its reason."""
+        return answer(library.related, ref, limit=limit)
+
+    def compose(ref: Ref, limit: Annotated[int, Field(ge=1, le=8)] = 4) -> str:
+        """Exactly one level of depends_on: compact metadata of each prerequisite and the
+        references that did not resolve. Never bodies."""
+        return answer(library.compose, ref, limit=limit)
+
+    def prompt(refs: Annotated[list[Annotated[str, Field(max_length=512)]] | None,
+                               Field(max_length=50)] = None,
+               style: Literal["xml", "markdown"] = "xml",
+               max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> str:
+        """A listing of skills (the given refs, or the catalog) for a system prompt, at
+        most max_chars; it says what it left out."""
+        return answer(library.prompt, refs, style=style, max_chars=max_chars)
+
+    return [context, search, recommend, open, read, related, compose, prompt]

@@ -1,0 +1,80 @@
+"""Run the server over stdio or streamable HTTP, with DNS-rebinding protection always on.
+
+The SDK turns the Host/Origin checks on by itself only for 127.0.0.1, localhost and ::1,
+and silently leaves them off for any other bind address such as 0.0.0.0. So the settings
+are always built here: the loopback names on loopback, and only an explicit allow-list
+anywhere else (``http_security`` refuses to go without one)."""
+from __future__ import annotations
+
+import ipaddress
+import socket
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.transport_security import TransportSecuritySettings
+
+LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
+LOOPBACK_ORIGINS = tuple(f"http://{host}" for host in LOOPBACK_HOSTS)
+
+
+class AddressError(ValueError):
+    """``--http`` or the allow-list does not describe a safe address to serve on."""
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (loopback) -> (host, port)."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise AddressError(f"--http {text!r} is not HOST:PORT with a port from 1 to 65535; "
+                           "example: --http 127.0.0.1:8000")
+    host = host.strip("[]") or "127.0.0.1"
+    return host, int(port_text)
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def http_security(host: str, allow_hosts: tuple[str, ...] = (),
+                  allow_origins: tuple[str, ...] = ()) -> TransportSecuritySettings:
+    """Host/Origin checks for serving on ``host``; refuses a non-loopback host without an
+    explicit ``allow_hosts`` list."""
+    if is_loopback(host):
+        hosts, origins = (*LOOPBACK_HOSTS, *allow_hosts), (*LOOPBACK_ORIGINS, *allow_origins)
+    elif allow_hosts:
+        hosts, origins = allow_hosts, allow_origins
+    else:
+        raise AddressError(
+            f"refusing to serve on {host}, which is not a loopback address, without an "
+            "allow-list: any web page could reach the server through DNS rebinding. Name "
+            "the Host values clients will send, e.g. --allow-host skills.example.com:8000 "
+            "(and --allow-origin https://app.example.com for browsers), or serve on "
+            "127.0.0.1")
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True,
+                                     allowed_hosts=list(hosts), allowed_origins=list(origins))
+
+
+def check_can_listen(host: str, port: int) -> None:
+    """Fail now, with a message, when ``host:port`` cannot be listened on (in use, no such
+    address), rather than after start-up with a server log line."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        raise AddressError(f"cannot listen on {host}:{port}: {error.strerror or error}; "
+                           "pick another port, e.g. --http 127.0.0.1:8765") from None
+
+
+def serve_stdio(server: MCPServer) -> None:
+    server.run("stdio")
+
+
+def serve_http(server: MCPServer, host: str, port: int,
+               security: TransportSecuritySettings) -> None:
+    server.run("streamable-http", host=host, port=port, transport_security=security)

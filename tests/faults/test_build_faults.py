@@ -1,0 +1,203 @@
+"""Faults during a real ``skillsite build`` (a subprocess of the CLI): a SIGKILL at random
+points, a full disk, a file-size limit, an unreadable file, a file deleted mid-build.
+
+After each, the previous ``dist/`` is whole (every checksum matches) and the failure, if
+any, is one clear line with exit code 1 or 2, never a traceback. ``bench/bench_faults.py``
+runs the same faults at a larger scale and prints the outcomes.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from faults import (  # noqa: E402
+    file_size_limit,
+    leftovers,
+    mount_tmpfs,
+    random_kills,
+    run_build,
+    unmount,
+    verify_dist,
+    without_dac_override,
+)
+from generate import generate  # noqa: E402
+
+import skillsite  # noqa: E402
+
+SKILLS = 400  # enough for --jobs 2 to start workers (300 files or more)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("faults") / "corpus"
+    generate(root, SKILLS, seed=3)
+    return root
+
+
+@pytest.fixture
+def built(corpus: Path, tmp_path: Path) -> tuple[Path, Path, str]:
+    """A copy of the corpus, a dist/ built from it, and that dist's manifest digest."""
+    mine = tmp_path / "corpus"
+    shutil.copytree(corpus, mine, symlinks=True)
+    dist = tmp_path / "dist"
+    done = run_build(mine, dist, "--jobs", "2")
+    assert done.returncode == 0, done.stderr
+    return mine, dist, verify_dist(dist)
+
+
+def _edit(corpus: Path, count: int) -> None:
+    """Change ``count`` skills so that the next build differs from the previous one."""
+    for path in sorted((corpus / "skills").glob("*/SKILL.md"))[:count]:
+        path.write_text(path.read_text("utf-8") + "\nEdited.\n", encoding="utf-8")
+
+
+def _assert_clean(done, *, code: int, says: str) -> None:
+    assert done.returncode == code, (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert says in done.stderr, done.stderr[-2000:]
+
+
+def test_sigkill_at_random_points_keeps_a_whole_dist(built) -> None:
+    corpus, dist, _ = built
+    started = time.monotonic()
+    done = run_build(corpus, dist, "--jobs", "2", "--clean")
+    span = (time.monotonic() - started) * 1.1
+    _edit(corpus, 20)
+    outcomes = random_kills(corpus, dist, 6, span, 7, "--jobs", "2", "--clean")
+    assert done.returncode == 0
+    for outcome in outcomes:
+        assert outcome.dist in ("old", "new"), outcome
+        assert "Traceback" not in outcome.stderr, outcome
+    after = run_build(corpus, dist, "--jobs", "2")
+    assert after.returncode == 0, after.stderr
+    verify_dist(dist)
+    assert leftovers(dist) == []
+
+
+def test_full_disk_keeps_the_previous_dist(corpus: Path, tmp_path: Path) -> None:
+    small = tmp_path / "small"
+    if not mount_tmpfs(small, "3m"):
+        pytest.skip("mounting a tmpfs needs root (CAP_SYS_ADMIN); the EFBIG test covers it")
+    try:
+        few = small / "few"
+        shutil.copytree(corpus / "wiki", few / "wiki")
+        dist = small / "dist"
+        assert run_build(few, dist).returncode == 0
+        before = verify_dist(dist)
+        done = run_build(corpus, dist, "--jobs", "2")  # about 4 MB: does not fit
+        _assert_clean(done, code=1, says="was not changed")
+        assert "No space left on device" in done.stderr or "disk is full" in done.stderr
+        assert verify_dist(dist) == before
+        assert leftovers(dist) == []
+    finally:
+        unmount(small)
+
+
+@pytest.mark.parametrize("limit", [1_000, 40_000, 120_000])
+def test_file_size_limit_keeps_the_previous_dist(built, limit: int) -> None:
+    corpus, dist, before = built
+    _edit(corpus, 5)
+    done = run_build(corpus, dist, "--jobs", "2", "--clean", preexec=file_size_limit(limit))
+    _assert_clean(done, code=1, says="was not changed")
+    assert verify_dist(dist) == before
+    assert leftovers(dist) == []
+
+
+def test_unreadable_file_is_reported_and_left_out(built) -> None:
+    """chmod 000 means nothing to root, so the build runs without CAP_DAC_OVERRIDE."""
+    corpus, dist, before = built
+    if os.geteuid() != 0:
+        pytest.skip("as a user, chmod 000 applies as is; this test drops root's override")
+    victim = sorted((corpus / "skills").glob("*/SKILL.md"))[3]
+    victim.chmod(0)  # its size and mtime stay, so only a clean build reads it again
+    strict = run_build(corpus, dist, "--jobs", "2", "--strict", "--clean",
+                       preexec=without_dac_override)
+    _assert_clean(strict, code=1, says="Permission denied")
+    assert verify_dist(dist) == before
+    done = run_build(corpus, dist, "--jobs", "2", "--clean", preexec=without_dac_override)
+    _assert_clean(done, code=0, says=f"{victim.parent.name}/SKILL.md:1:1: error unreadable-file")
+    verify_dist(dist)
+    assert f"skills/{victim.parent.name}/" not in (dist / "catalog.json").read_text("utf-8")
+
+
+@pytest.mark.parametrize("fault", ["directory", "dangling symlink", "fifo"])
+def test_a_skill_file_that_cannot_be_read_as_root(built, fault: str) -> None:
+    corpus, dist, before = built
+    victim = sorted((corpus / "skills").glob("*/SKILL.md"))[5]
+    victim.unlink()
+    if fault == "directory":
+        victim.mkdir()
+    elif fault == "dangling symlink":
+        victim.symlink_to("gone.md")
+    else:
+        os.mkfifo(victim)
+    strict = run_build(corpus, dist, "--jobs", "2", "--strict", timeout=120)
+    assert strict.returncode in (0, 1) and "Traceback" not in strict.stderr, strict.stderr
+    assert verify_dist(dist) == before or strict.returncode == 0
+    done = run_build(corpus, dist, "--jobs", "2", timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    verify_dist(dist)
+
+
+def test_files_deleted_mid_build(built) -> None:
+    """In process, deterministic: the progress callback deletes skills not read yet."""
+    corpus, dist, _ = built
+    victims = sorted((corpus / "skills").glob("*/SKILL.md"))[-60:]
+
+    def delete_once(done: int, total: int) -> None:
+        if victims and done > 0:
+            for path in victims:
+                shutil.rmtree(path.parent, ignore_errors=True)
+            victims.clear()
+
+    try:
+        result = skillsite.build(corpus, dist, jobs=1, incremental=False,
+                                 progress=delete_once)
+    except skillsite.builder.failures.BuildIOError as failure:  # type: ignore[attr-defined]
+        assert "was not changed" in str(failure)
+    else:
+        assert result.included > 0
+    verify_dist(dist)
+    again = run_build(corpus, dist, "--jobs", "2")
+    assert again.returncode == 0, again.stderr
+    verify_dist(dist)
+
+
+def test_files_deleted_at_random_moments(built) -> None:
+    """Out of process: a thread deletes skill folders while the CLI builds."""
+    corpus, dist, _ = built
+    folders = sorted((corpus / "skills").iterdir())[::7]
+
+    def delete() -> None:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+            time.sleep(0.01)
+
+    thread = threading.Thread(target=delete)
+    thread.start()
+    done = run_build(corpus, dist, "--jobs", "2", "--clean")
+    thread.join()
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-3000:]
+    verify_dist(dist)
+
+
+def test_another_corpus_into_the_same_dist_is_not_taken_from_the_cache(corpus: Path,
+                                                                        tmp_path: Path) -> None:
+    """Found by the full-disk test: a dist built from corpus A, then corpus B (a copy with
+    the same mtimes and a folder less) built into it, kept A's skills: the build cache's
+    stat index describes A's folders, and nothing had changed there."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    shutil.copytree(corpus / "wiki", a / "wiki")
+    shutil.copytree(corpus, b)
+    dist = tmp_path / "dist"
+    first = skillsite.build(a, dist, jobs=1)
+    second = skillsite.build(b, dist, jobs=1)
+    assert second.included > first.included
+    assert "skills/" in (dist / "catalog.json").read_text("utf-8")
