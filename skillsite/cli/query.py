@@ -59,7 +59,10 @@ def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
 def _library(dist: str) -> Any:
     from skillsite.reader import Library
 
-    return Library(dist)
+    # One query per process: check each file read by its size, not its sha256 (hashing
+    # the shards a search touches costs seconds at 100k skills); `skillsite verify`
+    # hashes everything.
+    return Library(dist, hash_on_read=False)
 
 
 @_query_command("search")
