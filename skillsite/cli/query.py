@@ -59,7 +59,10 @@ def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
 def _library(dist: str) -> Any:
     from skillsite.reader import Library
 
-    return Library(dist)
+    # One query per process: check each file read by its size, not its sha256 (hashing
+    # the shards a search touches costs seconds at 100k skills); `skillsite verify`
+    # hashes everything.
+    return Library(dist, hash_on_read=False)
 
 
 @_query_command("search")
@@ -123,11 +126,15 @@ def open_(dist: str, ref: str) -> Any:
 
 
 def _lines(value: str | None) -> tuple[int | None, int | None]:
+    """``--lines``: ``A-B``, ``A-`` (to the end) or ``A`` (that line alone)."""
     if value is None:
         return None, None
     start, dash, end = value.partition("-")
     try:
-        return int(start), int(end) if dash and end else (int(start) if not dash else None)
+        first = int(start)
+        if not dash:
+            return first, first
+        return first, int(end) if end else None
     except ValueError:
         raise click.BadParameter(f"{value!r} is not a line range such as 10-40",
                                  param_hint="--lines") from None

@@ -84,7 +84,7 @@ class _Analysis(NamedTuple):
     fields: dict[str, frozenset[str]]
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)  # about 10 kB each
 def _analyse(doc: IndexDoc) -> _Analysis:
     """``doc``'s terms by field (cached: a long-lived reader ranks the same skills again;
     an equal document is the same analysis)."""

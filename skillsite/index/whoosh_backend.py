@@ -100,7 +100,7 @@ class WhooshSearcher(IndexSearcher):
     def __init__(self, index: Any) -> None:
         self._searcher = index.searcher(weighting=_weighting())
         self._boosts = boosts()
-        self._lexicons: dict[str, list[str]] = {}
+        self._lexicons: dict[str, dict[str, list[str]]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         from whoosh.query import Or, Term
@@ -114,16 +114,28 @@ class WhooshSearcher(IndexSearcher):
             if len(term) >= FUZZY_MIN_CHARS:
                 for field in FUZZY_FIELDS:
                     boost = self._boosts[field] * FUZZY_BOOST
-                    clauses += [Term(field, word, boost=boost) for word in self._lexicon(field)
-                                if word != term and near_prefix(term, word)]
+                    clauses += [Term(field, word, boost=boost)
+                                for word in self._near(field, term)]
         results = self._searcher.search(Or(clauses), limit=limit)
         return [str(hit[KEY_FIELD]) for hit in results]
 
-    def _lexicon(self, field: str) -> list[str]:
+    def _near(self, field: str, term: str) -> list[str]:
+        """The words of ``field`` near ``term``'s prefix. One edit keeps the first or the
+        second letter of the word among the term's first two, so only those words are
+        compared."""
+        by_letter = self._lexicon(field)
+        pool = {word for letter in set(term[:2]) for word in by_letter.get(letter, ())}
+        return sorted(word for word in pool if word != term and near_prefix(term, word))
+
+    def _lexicon(self, field: str) -> dict[str, list[str]]:
+        """The words of ``field`` by each of their first two letters."""
         if field not in self._lexicons:
-            words = self._searcher.reader().lexicon(field)
-            self._lexicons[field] = [w.decode("utf-8") if isinstance(w, bytes) else w
-                                     for w in words]
+            by_letter: dict[str, list[str]] = {}
+            for raw in self._searcher.reader().lexicon(field):
+                word = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+                for letter in set(word[:2]):
+                    by_letter.setdefault(letter, []).append(word)
+            self._lexicons[field] = by_letter
         return self._lexicons[field]
 
     def doc_count(self) -> int:

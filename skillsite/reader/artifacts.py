@@ -44,8 +44,9 @@ class Mismatch:
 class Artifacts:
     """The manifest of ``dist`` and cheap checks of the files it lists."""
 
-    def __init__(self, dist: Path) -> None:
+    def __init__(self, dist: Path, *, hash_on_read: bool = True) -> None:
         self.dist = dist
+        self.hash_on_read = hash_on_read
         self.manifest = _load_manifest(dist)
         files = self.manifest.get("files")
         sizes = self.manifest.get("sizes")
@@ -61,7 +62,9 @@ class Artifacts:
     def require(self, relative: str) -> Path:
         """``dist/relative``, after checking, the first time, that it exists with the
         recorded size and sha256: a truncated, corrupted or swapped file is refused before
-        it is read, and only the files a query needs are hashed, once per process."""
+        it is read, and only the files a query needs are hashed, once per process. Without
+        ``hash_on_read`` (a one-shot CLI query) only the size is checked: hashing the
+        shards a search touches costs seconds at 100k skills."""
         if relative in self._checked:
             return self.dist / relative
         path = self.dist / relative
@@ -72,7 +75,7 @@ class Artifacts:
         expected = self.sizes.get(relative)
         if expected is not None and size != expected:
             raise self.damaged(relative, f"has {size} bytes, the manifest says {expected}")
-        digest = self.files.get(relative)
+        digest = self.files.get(relative) if self.hash_on_read else None
         try:
             actual = _sha256(path) if digest is not None else None
         except OSError:

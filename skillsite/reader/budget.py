@@ -17,6 +17,8 @@ DEFAULT_MAX_CHARS = 12_000
 
 @dataclass
 class Budget:
+    """The skill and character budgets of one Library, under a lock."""
+
     max_skills: int | None = DEFAULT_MAX_SKILLS
     max_chars: int | None = DEFAULT_MAX_CHARS
 

@@ -19,7 +19,7 @@ from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Shelf, StoredSkill
 
-CANDIDATES = 100
+CANDIDATES = 50
 #: Parsed skills a Finder keeps (about 4 kB each).
 DOC_CACHE = 4096
 _MISSING = object()

@@ -47,16 +47,19 @@ class Library(Queries, Serving):
     ``safe`` turns on safe mode for untrusted clients (opaque single-use refs, budgets per
     time window, see :mod:`skillsite.reader.safe`). ``max_skills`` and ``max_chars`` are
     this Library's budgets (``None``: no limit). ``verify`` hashes every file against the
-    manifest first, as a long-lived server should; otherwise only cheap checks (each file
-    read exists with its recorded size) are made.
+    manifest first, as a long-lived server should. Otherwise each file is checked the first
+    time it is read: its size and, with ``hash_on_read`` (the default), its sha256; a
+    one-shot query (the CLI) turns ``hash_on_read`` off, because hashing the content
+    shards a search touches costs seconds at 100k skills.
     """
 
     def __init__(self, dist: str | os.PathLike[str] = "dist", *, safe: bool = False,
                  max_skills: int | None = DEFAULT_MAX_SKILLS,
                  max_chars: int | None = DEFAULT_MAX_CHARS,
-                 policy: SafePolicy | None = None, verify: bool = False) -> None:
+                 policy: SafePolicy | None = None, verify: bool = False,
+                 hash_on_read: bool = True) -> None:
         self.dist = Path(dist)
-        self._snapshots = Snapshots(self.dist, verify)
+        self._snapshots = Snapshots(self.dist, verify, hash_on_read)
         self.safe = safe
         self.budget = Budget(max_skills, max_chars)
         self.ledger = SafeLedger(policy) if safe else None

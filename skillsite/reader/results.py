@@ -29,6 +29,8 @@ def _plain(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class TagCount(Result):
+    """A tag and how many skills carry it."""
+
     tag: str
     count: int
 
@@ -66,6 +68,8 @@ class Candidate(Result):
 
 @dataclass(frozen=True)
 class SearchResult(Result):
+    """What ``search`` and ``recommend`` return."""
+
     query: str
     limit: int
     browse: bool            # an empty query lists skills A-Z
@@ -74,6 +78,8 @@ class SearchResult(Result):
 
 @dataclass(frozen=True)
 class Heading(Result):
+    """One section of a skill, as ``open`` lists it."""
+
     index: int              # 0-based; ``read(ref, section=index)`` reads it
     heading: str            # "" for text before the first heading
     level: int
@@ -84,6 +90,8 @@ class Heading(Result):
 
 @dataclass(frozen=True)
 class Warning(Result):
+    """A lint warning of the skill's own file."""
+
     line: int
     column: int
     rule: str
@@ -132,6 +140,8 @@ class Passage(Result):
 
 @dataclass(frozen=True)
 class Neighbour(Result):
+    """A skill related to another, with the reasons why."""
+
     ref: str
     name: str
     title: str
@@ -142,6 +152,8 @@ class Neighbour(Result):
 
 @dataclass(frozen=True)
 class Related(Result):
+    """What ``related`` returns."""
+
     ref: str
     name: str
     results: tuple[Neighbour, ...]
@@ -161,6 +173,8 @@ class Compact(Result):
 
 @dataclass(frozen=True)
 class Composition(Result):
+    """What ``compose`` returns: one level of prerequisites."""
+
     ref: str
     name: str
     depends_on: tuple[Compact, ...]   # in the skill's declared order, one level deep
@@ -170,6 +184,8 @@ class Composition(Result):
 
 @dataclass(frozen=True)
 class Prompt(Result):
+    """What ``prompt`` returns."""
+
     style: str
     text: str
     chars: int
@@ -179,6 +195,8 @@ class Prompt(Result):
 
 @dataclass(frozen=True)
 class FileInfo(Result):
+    """One file of a skill, as ``skill_files`` lists it."""
+
     path: str                          # relative to the skill's folder
     size: int
     sha256: str | None

@@ -35,6 +35,8 @@ class Span:
 
 @dataclass(frozen=True)
 class StoredSkill:
+    """One skill's row of the content store."""
+
     name: str
     path: str
     format: str

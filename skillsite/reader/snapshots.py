@@ -40,9 +40,9 @@ def manifest_identity(dist: Path) -> Identity | None:
 class Snapshot:
     """The artifacts of one build and the readers over them."""
 
-    def __init__(self, dist: Path, verify: bool) -> None:
+    def __init__(self, dist: Path, verify: bool, hash_on_read: bool = True) -> None:
         self.identity = manifest_identity(dist)  # taken first: a later swap is then seen
-        self.artifacts = Artifacts(dist)
+        self.artifacts = Artifacts(dist, hash_on_read=hash_on_read)
         if verify:
             self.artifacts.verify_or_raise()
         self.shelf = Shelf(self.artifacts)
@@ -60,10 +60,11 @@ class Snapshot:
 class Snapshots:
     """The current snapshot of ``dist``, and the one each running operation pinned."""
 
-    def __init__(self, dist: Path, verify: bool) -> None:
+    def __init__(self, dist: Path, verify: bool, hash_on_read: bool = True) -> None:
         self.dist = dist
         self.verify = verify
-        self.current = Snapshot(dist, verify)
+        self.hash_on_read = hash_on_read
+        self.current = Snapshot(dist, verify, hash_on_read)
         self._local = threading.local()
         self._lock = threading.Lock()
 
@@ -76,7 +77,7 @@ class Snapshots:
             with self._lock:
                 if identity != self.current.identity:
                     try:
-                        self.current = Snapshot(self.dist, self.verify)
+                        self.current = Snapshot(self.dist, self.verify, self.hash_on_read)
                     except ReaderError:
                         pass  # the new build is unreadable: keep answering from the old one
         return self.current

@@ -96,3 +96,16 @@ def test_a_flipped_byte_is_found_by_verify_only(copy: Path) -> None:
 def test_verify_a_clean_dist(copy: Path) -> None:
     result = CliRunner().invoke(main, ["verify", str(copy)])
     assert result.exit_code == 0 and "all match" in result.output
+
+
+def test_without_hash_on_read_a_same_size_corruption_is_left_to_verify(copy: Path) -> None:
+    from skillsite.store.content import shard_of
+
+    shard = copy / "content" / shard_of("git-bisect")
+    data = bytearray(shard.read_bytes())
+    data[len(data) - 10] ^= 1  # free space at the end of the file: same size
+    shard.write_bytes(bytes(data))
+    assert Library(copy, hash_on_read=False).open("git-bisect").name == "git-bisect"
+    with pytest.raises(ReaderError) as error:
+        Library(copy).open("git-bisect")  # the default hashes what it reads
+    assert error.value.code == "damaged-dist" and shard.name in error.value.message

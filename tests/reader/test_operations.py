@@ -147,3 +147,54 @@ def test_every_result_serializes(library: Library) -> None:
                    library.related("incident-triage"), library.compose("incident-triage"),
                    library.prompt(["incident-triage"]), library.names()):
         json.loads(json.dumps(result.to_dict()))
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    from skillsite.builder.pipeline import build
+
+    root = tmp_path_factory.mktemp("small")
+    skill = root / "corpus/skills/twice"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: twice\ndescription: Two parts with one heading. Use it in tests.\n---\n"
+        "# Twice\n\n## Usage\n\nFirst usage.\n\n## Usage\n\nSecond usage.\n", encoding="utf-8")
+    broken = root / "corpus/skills/broken"  # an error leaves it out of dist/
+    broken.mkdir(parents=True)
+    (broken / "SKILL.md").write_text("---\nname: broken\n---\n# Broken\n", encoding="utf-8")
+    (root / "corpus/wiki").mkdir()
+    (root / "corpus/wiki/page.md").write_text(
+        '---\ntype: skill\nname: page\nid: "skill:page"\ndescription: A page. Use it in '
+        'tests.\ndepends_on: ["skill:twice", "skill:broken"]\n---\n# Page\n',
+        encoding="utf-8")
+    (root / "corpus/wiki/by-intent.md").write_text(
+        '---\ntype: skill\nname: by-intent\ndescription: Undo things. Use it in tests.\n'
+        'intents: ["roll back a release"]\napplies_to: [kubernetes]\n---\n# Undo\n',
+        encoding="utf-8")
+    lexical = root / "corpus/skills/by-words"
+    lexical.mkdir(parents=True)
+    (lexical / "SKILL.md").write_text(
+        "---\nname: by-words\ndescription: Roll back a release. Use it in tests.\n---\n"
+        "# Roll back\n\n" + "Roll back a release on kubernetes.\n" * 5, encoding="utf-8")
+    build(root / "corpus", root / "dist")
+    return Library(root / "dist")
+
+
+def test_an_ambiguous_section_asks_for_its_number(small: Library) -> None:
+    with pytest.raises(ReaderError) as error:
+        small.read("twice", "Usage")
+    assert error.value.code == "ambiguous-section" and error.value.exit_code == 2
+    assert "1 (line" in error.value.message and "2 (line" in error.value.message
+    assert small.read("twice", 2).text == "## Usage\n\nSecond usage."
+
+
+def test_compose_reports_unresolved_prerequisites(small: Library) -> None:
+    composed = small.compose("page")
+    assert [c.name for c in composed.depends_on] == ["twice"]
+    assert composed.unresolved == ("broken",)
+
+
+def test_recommend_ranks_intents_and_applies_to_above_bare_words(small: Library) -> None:
+    assert small.search("roll back a release").results[0].name == "by-words"
+    found = small.recommend("roll back a release", environment="kubernetes")
+    assert [hit.name for hit in found.results[:2]] == ["by-intent", "by-words"]
