@@ -77,3 +77,14 @@ async def test_anything_else_is_invalid_params(client: Client, uri: str) -> None
             await client.read_resource(uri)
         assert caught.value.error.code == -32602
         assert (await client.read_resource("skill://git-bisect/SKILL.md")).contents
+
+
+async def test_files_count_against_the_budget(dist: Path) -> None:
+    async with Client(create_server(Library(dist, max_skills=3, max_chars=None))) as client:
+        for name in ("git-bisect", "pdf-forms", "sql-review"):
+            await client.read_resource(f"skill://{name}/SKILL.md")
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://pr-review/SKILL.md")
+        assert caught.value.error.code == -32600
+        assert caught.value.error.data["error"] == "budget-exceeded"
+        assert (await client.read_resource("skill://pdf-forms/references/FORMS.md")).contents
