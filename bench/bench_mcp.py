@@ -13,11 +13,12 @@ For each size it generates a corpus with ``generate.py`` and builds it (both kep
              the SDK, opening and hashing every file of dist/, the handshake), median of 3;
              ``import mcp.server.mcpserver`` alone in a fresh process for scale
   stdio      search / open / read round trips, p50 and p95 (default client: 2026-07-28)
+  reader     the same calls on an in-process Library, interleaved call by call with the
+             stdio ones (what the reader costs; stdio minus reader is the MCP overhead)
   legacy     the same over stdio with ``mode="legacy"`` (the 2025-11-25 handshake)
   http       the same over streamable HTTP on 127.0.0.1
   peer       a trivial ``MCPServer`` tool (returns its argument) over stdio and HTTP:
              what the SDK and transport cost alone
-  reader     the same search / open / read in-process on a Library: what the reader costs
 
 Budgets are off (``--max-skills 0 --max-chars 0``) so every call is served. The machine is
 shared: figures are noisy, compare within one run. Floor: stdio search p50 <= 10 ms.
@@ -106,8 +107,12 @@ async def tool(client: Client, name: str, **arguments: Any) -> Any:
     return json.loads(text)
 
 
-async def plan(client: Client, count: int) -> dict[str, list[Callable[[], Awaitable[Any]]]]:
-    """The search, open and read calls to time, with refs and sections found first."""
+Calls = dict[str, list[Callable[[], Awaitable[Any]]]]
+
+
+async def plan(client: Client, count: int) -> tuple[Calls, dict[str, list[tuple[str, Any]]]]:
+    """The search, open and read calls to time (refs and sections found first), and the
+    same calls as (operation, arguments) for the in-process twin."""
     texts = queries(count)
     names: list[str] = []
     for text in texts[:40]:
@@ -117,24 +122,51 @@ async def plan(client: Client, count: int) -> dict[str, list[Callable[[], Awaita
     for name in names:
         headings = (await tool(client, "open", ref=name))["headings"]
         sections[name] = next((h["heading"] for h in headings if h["heading"]), None)
-
-    def search(text: str) -> Callable[[], Awaitable[Any]]:
-        return lambda: tool(client, "search", query=text, limit=10)
-
-    def opened(name: str) -> Callable[[], Awaitable[Any]]:
-        return lambda: tool(client, "open", ref=name)
-
-    def read(name: str) -> Callable[[], Awaitable[Any]]:
-        return lambda: tool(client, "read", ref=name, section=sections[name], max_chars=4000)
-
     pick = [names[i % len(names)] for i in range(count)]
-    return {"search": [search(text) for text in texts], "open": [opened(n) for n in pick],
-            "read": [read(n) for n in pick]}
+    wanted = {"search": [("search", {"query": text, "limit": 10}) for text in texts],
+              "open": [("open", {"ref": name}) for name in pick],
+              "read": [("read", {"ref": name, "section": sections[name], "max_chars": 4000})
+                       for name in pick]}
+
+    def remote(name: str, arguments: dict[str, Any]) -> Callable[[], Awaitable[Any]]:
+        return lambda: tool(client, name, **arguments)
+
+    return {op: [remote(*call) for call in calls] for op, calls in wanted.items()}, wanted
 
 
 async def session_figures(client: Client, count: int) -> dict[str, tuple[float, float]]:
-    calls = await plan(client, count)
+    calls, _ = await plan(client, count)
     return {op: figures(await timed(ops)) for op, ops in calls.items()}
+
+
+async def paired_figures(client: Client, library: Any, count: int) -> dict[str, Any]:
+    """The stdio round trips interleaved call by call with the same calls on an in-process
+    Library, so that the load of a shared machine weighs on both alike."""
+    calls, wanted = await plan(client, count)
+    out: dict[str, Any] = {"stdio": {}, "reader": {}}
+    for op, remote_calls in calls.items():
+        for remote_call, (name, arguments) in list(zip(remote_calls, wanted[op]))[:20]:
+            await remote_call()  # warm up both, as timed() does
+            local(library, name, arguments)
+        mine, theirs = [], []
+        for remote_call, (name, arguments) in zip(remote_calls, wanted[op]):
+            started = time.perf_counter()
+            await remote_call()
+            mine.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            local(library, name, arguments)
+            theirs.append(time.perf_counter() - started)
+        out["stdio"][op], out["reader"][op] = figures(mine), figures(theirs)
+    return out
+
+
+def local(library: Any, name: str, arguments: dict[str, Any]) -> Any:
+    arguments = dict(arguments)
+    if name == "search":
+        return library.search(arguments.pop("query"), **arguments)
+    if name == "open":
+        return library.open(arguments["ref"])
+    return library.read(arguments.pop("ref"), arguments.pop("section"), **arguments)
 
 
 async def peer_figures(client: Client, count: int) -> tuple[float, float]:
@@ -189,30 +221,6 @@ def import_seconds() -> float:
     return float(done.stdout)
 
 
-def reader_figures(dist: Path, count: int) -> dict[str, tuple[float, float]]:
-    sys.path.insert(0, str(REPO))
-    from skillsite.reader import Library
-
-    library = Library(dist, max_skills=None, max_chars=None)
-    texts = queries(count)
-    names = sorted({hit.name for text in texts[:40] for hit in library.search(text).results})
-    names = names[:40]
-    sections = {n: next((h.heading for h in library.open(n).headings if h.heading), None)
-                for n in names}
-    pick = [names[i % len(names)] for i in range(count)]
-    out = {}
-    for op, calls in (("search", [lambda t=t: library.search(t, limit=10) for t in texts]),
-                      ("open", [lambda n=n: library.open(n) for n in pick]),
-                      ("read", [lambda n=n: library.read(n, sections[n]) for n in pick])):
-        samples = []
-        for call in calls:
-            started = time.perf_counter()
-            call()
-            samples.append(time.perf_counter() - started)
-        out[op] = figures(samples)
-    return out
-
-
 async def measure(dist: Path, count: int) -> dict[str, Any]:
     results: dict[str, Any] = {}
 
@@ -222,8 +230,14 @@ async def measure(dist: Path, count: int) -> dict[str, Any]:
 
     done("start_s", await startup(dist))
     done("import_mcp_s", import_seconds())
+    sys.path.insert(0, str(REPO))
+    from skillsite.reader import Library
+
+    library = Library(dist, max_skills=None, max_chars=None)
     async with Client(stdio(dist)) as client:
-        done("stdio", await session_figures(client, count))
+        paired = await paired_figures(client, library, count)
+    done("stdio", paired["stdio"])
+    done("reader", paired["reader"])
     async with Client(stdio(dist), mode="legacy") as client:
         done("legacy", await session_figures(client, count))
     async with Client(stdio(None)) as client:
@@ -238,7 +252,6 @@ async def measure(dist: Path, count: int) -> dict[str, Any]:
         finally:
             process.terminate()
             process.wait(10)
-    done("reader", reader_figures(dist, count))
     return results
 
 

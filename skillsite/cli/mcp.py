@@ -17,8 +17,8 @@ if TYPE_CHECKING:
               default="dist", show_default=True, envvar="SKILLSITE_DIST",
               help="The built artifacts to serve (or SKILLSITE_DIST). Example: --dist public/skills")
 @click.option("--http", "address", metavar="HOST:PORT",
-              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio. "
-                   "Example: --http 127.0.0.1:8000")
+              help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; a bare "
+                   "PORT binds to 127.0.0.1. Example: --http 127.0.0.1:8000")
 @click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST[:PORT]",
               help="A Host header value clients may send (repeatable; PORT may be *). "
                    "Required to serve on a non-loopback address. Example: "

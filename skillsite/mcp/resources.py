@@ -8,17 +8,19 @@ from __future__ import annotations
 import mimetypes
 from typing import Any
 
+import anyio.to_thread
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_REQUEST
+from mcp_types import INVALID_REQUEST, Completion, CompletionArgument, ResourceTemplateReference
 
 from skillsite.mcp.skills import ECHO_CHARS, skill_name, view_meta
 from skillsite.reader import Library, ReaderError
 
 SKILL_MD = "skill://{name}/SKILL.md"
 SKILL_FILE = "skill://{name}/{+path}"
+COMPLETIONS = 100  # the most values a completion may carry
 TEXT_TYPES = {".md": "text/markdown", ".toml": "application/toml", ".json": "application/json",
               ".yaml": "application/yaml", ".yml": "application/yaml"}
 
@@ -39,6 +41,26 @@ def register_resources(server: MCPServer, library: Library) -> None:
                     description="A supporting file of a skill, by its path in the skill")(
         skill_file)
     server.middleware.append(FileTypes(library))
+
+    @server.completion()
+    async def complete_name(ref: Any, argument: CompletionArgument,
+                            context: Any) -> Completion | None:
+        if not isinstance(ref, ResourceTemplateReference) or argument.name != "name":
+            return None
+        names = await anyio.to_thread.run_sync(names_starting, library, argument.value)
+        return Completion(values=names, has_more=len(names) == COMPLETIONS)
+
+
+def names_starting(library: Library, prefix: str) -> list[str]:
+    """Up to :data:`COMPLETIONS` skill names that start with ``prefix`` (A-Z when empty),
+    for a client completing the ``name`` of a template."""
+    if not prefix:
+        return list(library.names(limit=COMPLETIONS).names)
+    try:
+        hits = library.search(prefix[:ECHO_CHARS], limit=50).results
+    except ReaderError:
+        return []
+    return sorted(hit.name for hit in hits if hit.name.startswith(prefix))[:COMPLETIONS]
 
 
 def _content(library: Library, name: str, path: str) -> str | bytes:

@@ -21,13 +21,15 @@ class AddressError(ValueError):
 
 
 def parse_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (loopback) -> (host, port)."""
-    host, sep, port_text = text.rpartition(":")
-    if not sep or not port_text.isdigit() or not 0 < int(port_text) < 65536:
-        raise AddressError(f"--http {text!r} is not HOST:PORT with a port from 1 to 65535; "
-                           "example: --http 127.0.0.1:8000")
-    host = host.strip("[]") or "127.0.0.1"
-    return host, int(port_text)
+    """``HOST:PORT``, ``[IPv6]:PORT``, or ``:PORT`` and ``PORT`` (127.0.0.1) -> (host, port)."""
+    host, _, port_text = text.rpartition(":")
+    bracketed = host.startswith("[") and host.endswith("]")
+    if (not port_text.isdigit() or not 0 < int(port_text) < 65536
+            or (":" in host and not bracketed)):
+        raise AddressError(f"--http {text!r} is not HOST:PORT with a port from 1 to 65535 "
+                           "(an IPv6 host in brackets); example: --http 127.0.0.1:8000")
+    host = host[1:-1] if bracketed else host
+    return host or "127.0.0.1", int(port_text)
 
 
 def is_loopback(host: str) -> bool:

@@ -111,7 +111,7 @@ def test_an_allow_list_is_enforced_on_a_public_address(dist: Path) -> None:
         process.wait(10)
 
 
-@pytest.mark.parametrize("address", ["8000", "127.0.0.1:0", "127.0.0.1:99999", "host:"])
+@pytest.mark.parametrize("address", ["localhost", "127.0.0.1:0", "127.0.0.1:99999", "host:"])
 def test_a_bad_address_is_a_usage_error(dist: Path, address: str) -> None:
     done = skillsite("mcp", "--dist", str(dist), "--http", address)
     assert done.returncode == 2 and "HOST:PORT" in done.stderr

@@ -9,6 +9,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import REPO
+from mcp_types import ResourceTemplateReference
 
 from skillsite.mcp import create_server
 from skillsite.mcp.skills import VIEW_KEY
@@ -77,3 +78,27 @@ async def test_anything_else_is_invalid_params(client: Client, uri: str) -> None
             await client.read_resource(uri)
         assert caught.value.error.code == -32602
         assert (await client.read_resource("skill://git-bisect/SKILL.md")).contents
+
+
+async def test_files_count_against_the_budget(dist: Path) -> None:
+    async with Client(create_server(Library(dist, max_skills=3, max_chars=None))) as client:
+        for name in ("git-bisect", "pdf-forms", "sql-review"):
+            await client.read_resource(f"skill://{name}/SKILL.md")
+        with pytest.raises(MCPError) as caught:
+            await client.read_resource("skill://pr-review/SKILL.md")
+        assert caught.value.error.code == -32600
+        assert caught.value.error.data["error"] == "budget-exceeded"
+        assert (await client.read_resource("skill://pdf-forms/references/FORMS.md")).contents
+
+
+async def test_a_template_name_completes_from_the_skill_names(client: Client) -> None:
+    template = ResourceTemplateReference(type="ref/resource", uri="skill://{name}/SKILL.md")
+    async with client:
+        assert client.server_capabilities.completions is not None
+        found = await client.complete(template, {"name": "name", "value": "pdf"})
+        assert found.completion.values == ["pdf-forms"]
+        every = await client.complete(template, {"name": "name", "value": ""})
+        assert every.completion.values == sorted(every.completion.values)
+        assert len(every.completion.values) == 19
+        assert (await client.complete(template, {"name": "name", "value": "zzz"})
+                ).completion.values == []

@@ -9,12 +9,13 @@ from skillsite.mcp.transport import AddressError, http_security, parse_address
 
 @pytest.mark.parametrize("text,expected", [
     ("127.0.0.1:8000", ("127.0.0.1", 8000)), ("[::1]:9", ("::1", 9)),
-    (":8000", ("127.0.0.1", 8000)), ("skills.example:443", ("skills.example", 443))])
+    (":8000", ("127.0.0.1", 8000)), ("8000", ("127.0.0.1", 8000)),
+    ("skills.example:443", ("skills.example", 443))])
 def test_addresses(text: str, expected: tuple[str, int]) -> None:
     assert parse_address(text) == expected
 
 
-@pytest.mark.parametrize("text", ["8000", "host:", "host:0", "host:65536", "host:x"])
+@pytest.mark.parametrize("text", ["", "host", "host:", "host:0", "host:65536", "host:x", "::1"])
 def test_bad_addresses(text: str) -> None:
     with pytest.raises(AddressError, match="HOST:PORT"):
         parse_address(text)
