@@ -119,8 +119,9 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
     data = doc.data or {}
     if "argument-hint" in data or "$" not in doc.body:
         return
-    blocks = fences(doc.body)
+    blocks = None
     for found in _ARGUMENTS.finditer(doc.body):
+        blocks = fences(doc.body) if blocks is None else blocks
         if not in_fence(blocks, found.start()):
             yield position(doc.body, doc.body_line, found.start()), (
                 f"the body uses {found.group()} but there is no argument-hint; add one, "
