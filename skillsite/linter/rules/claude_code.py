@@ -117,7 +117,7 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``$5.00`` and ``$10`` are amounts, not arguments.
     """
     data = doc.data or {}
-    if "argument-hint" in data or "$" not in doc.body:
+    if "argument-hint" in data or not _maybe_arguments(doc.body):
         return
     blocks = None
     for found in _ARGUMENTS.finditer(doc.body):
@@ -127,6 +127,18 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
                 f"the body uses {found.group()} but there is no argument-hint; add one, "
                 "such as argument-hint: [file]")
             return
+
+
+def _maybe_arguments(body: str) -> bool:
+    """A cheap look for "$ARGUMENTS" or "$" and a digit, before any regex runs."""
+    if "$ARGUMENTS" in body:
+        return True
+    at = body.find("$")
+    while at >= 0:
+        if body[at + 1:at + 2].isdigit():
+            return True
+        at = body.find("$", at + 1)
+    return False
 
 
 @rule("side-effect-invocation", "warning", formats=("skill-md",), family=CLAUDE_CODE,
