@@ -151,8 +151,9 @@ def speed(corpus: Path, before: Path, repeat: int) -> None:
     for _ in range(repeat):
         for label, tree in (("before", before), ("after", REPO)):
             env = dict(os.environ, PYTHONPATH=str(tree))
+            # cwd=tree: "python -c" puts the current folder first on sys.path.
             out = subprocess.run([sys.executable, "-c", _TIMED, str(corpus)], env=env,
-                                 capture_output=True, text=True, check=True).stdout
+                                 cwd=tree, capture_output=True, text=True, check=True).stdout
             runs[label].append([float(x) for x in out.split()])
     for label, found in runs.items():
         print(f"{label}: CPU {statistics.median(r[0] for r in found):.2f} s, wall "
