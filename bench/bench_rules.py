@@ -14,7 +14,9 @@ and prints:
 3. a deterministic sample of ``--sample`` findings per tool (seeded), to be checked by
    hand; the verdicts are written up in ``bench/README.md``.
 
-``--json FILE`` also writes every finding. The measured skillsite is the one this script
+``--json FILE`` also writes every finding. ``--speed CORPUS --before DIR`` instead times
+``skillsite.check([CORPUS], jobs=1)`` in fresh processes, the skillsite source tree in DIR
+(an older checkout) against this one, interleaved, and prints CPU and wall medians. The measured skillsite is the one this script
 sits in (``PYTHONPATH`` is set to the repository). Nothing in the corpora is executed.
 """
 from __future__ import annotations
@@ -132,6 +134,35 @@ def measure(corpus: Path, tool: str, repeat: int, families: dict[str, str]
     return statistics.median(t for t, _ in runs), parse[tool]()
 
 
+_TIMED = """
+import sys, time, skillsite
+from pathlib import Path
+corpus = [Path(sys.argv[1])]
+skillsite.check(corpus, jobs=1)
+cpu, wall = time.process_time(), time.perf_counter()
+result = skillsite.check(corpus, jobs=1)
+print(time.process_time() - cpu, time.perf_counter() - wall, len(result.problems))
+"""
+
+
+def speed(corpus: Path, before: Path, repeat: int) -> None:
+    """Interleaved fresh-process runs of the two source trees; CPU and wall medians."""
+    runs: dict[str, list[list[float]]] = {"before": [], "after": []}
+    for _ in range(repeat):
+        for label, tree in (("before", before), ("after", REPO)):
+            env = dict(os.environ, PYTHONPATH=str(tree))
+            # cwd=tree: "python -c" puts the current folder first on sys.path.
+            out = subprocess.run([sys.executable, "-c", _TIMED, str(corpus)], env=env,
+                                 cwd=tree, capture_output=True, text=True, check=True).stdout
+            runs[label].append([float(x) for x in out.split()])
+    for label, found in runs.items():
+        print(f"{label}: CPU {statistics.median(r[0] for r in found):.2f} s, wall "
+              f"{statistics.median(r[1] for r in found):.2f} s, {int(found[0][2])} problems")
+    ratio = (statistics.median(r[0] for r in runs["after"])
+             / statistics.median(r[0] for r in runs["before"]))
+    print(f"after / before (CPU): {ratio:.2f}x")
+
+
 def _table(rows: list[list[str]]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |" for row in rows]
@@ -141,12 +172,17 @@ def _table(rows: list[list[str]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("corpora", nargs="+", type=Path)
+    parser.add_argument("corpora", nargs="*", type=Path)
+    parser.add_argument("--speed", type=Path, help="time check on this corpus instead")
+    parser.add_argument("--before", type=Path, help="with --speed: the older source tree")
     parser.add_argument("--sample", type=int, default=24)
     parser.add_argument("--seed", type=int, default=11)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    if args.speed:
+        speed(args.speed, args.before or REPO, args.repeat)
+        return
     tools = [t for t in TOOLS if t == "skillsite" or shutil.which(t)]
     for missing in set(TOOLS) - set(tools):
         print(f"note: {missing} is not installed; it is left out", file=sys.stderr)

@@ -62,8 +62,7 @@ _ADDRESSED = (
 _OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
 _OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
 # A piece of every phrase above, looked for in the lowered text.
-_OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now",
-                     "the user")
+_OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now")
 _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
                      r"(?:run|execute|send|upload|download|delete|read|fetch|curl|post)"
                      r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
@@ -93,7 +92,8 @@ def hidden_instructions(text: str) -> Found:
 def prompt_override(text: str) -> Found:
     """Visible phrases that tell the agent to drop its instructions, outside code."""
     lowered = lower(text)
-    if not any(w in lowered for w in _OVERRIDE_MARKERS):
+    if not (any(w in lowered for w in _OVERRIDE_MARKERS) or "the user" in lowered
+            and ("do not" in lowered or "without" in lowered)):
         return
     blocks = None
     # Lowering keeps offsets (it changes no length in the texts that reach here: those
@@ -148,12 +148,15 @@ def _blob_message(blob: str, before: str) -> str | None:
     return f"{len(blob)}-character {kind} blob; say what it is or remove it"
 
 
-_PIPE = re.compile(
+# Written in lower case: it runs on the lowered text (IGNORECASE is several times slower).
+_PIPE_PATTERN = (
     r"\b(?:curl|wget)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh\b"
-    r"|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|;]*\|\s*(?:iex|Invoke-Expression)\b"
+    r"|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]*\|\s*"
+    r"(?:iex|invoke-expression)\b"
     r"|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
-    r"|\b(?:iex|Invoke-Expression)\b[^\n]*\b(?:iwr|irm|Invoke-WebRequest|DownloadString)\b",
-    re.IGNORECASE)
+    r"|\b(?:iex|invoke-expression)\b[^\n]*\b(?:iwr|irm|invoke-webrequest|downloadstring)\b")
+_PIPE_LOWER = re.compile(_PIPE_PATTERN)
+_PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthen
 
 
 def pipe_to_shell(text: str) -> Found:
@@ -162,8 +165,10 @@ def pipe_to_shell(text: str) -> Found:
     lowered = lower(text)
     if not any(w in lowered for w in ("curl", "wget", "iwr", "irm", "invoke-")):
         return
-    for found in _PIPE.finditer(text):
-        yield found.start(), (f"{_quote(found.group())} runs code fetched from the network "
+    found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
+    for found in found_in:
+        command = text[found.start():found.end()]
+        yield found.start(), (f"{_quote(command)} runs code fetched from the network "
                               "unseen; download it, check it, then run it")
 
 

@@ -16,8 +16,7 @@ from skillsite.models import Document
 LONG_REFERENCE_LINES = 100
 #: The specification's folders of files for the agent; other files "may also be present".
 AGENT_FOLDERS = ("scripts/", "references/", "assets/")
-# A folder named on its own ("templates are in `assets/`"), not as part of a file's path.
-_FOLDER_MENTION = re.compile(r"((?:\./)?[\w.-]+(?:/[\w.-]+)*/)(?=[\s`'\")\]]|$)")
+_ENDS_A_NAME = frozenset(" \t\n`'\")]*,;:")
 _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
@@ -125,15 +124,17 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     # One text to search: a file that names itself (a usage line) then counts as
     # mentioned, which errs on the quiet side.
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
-    folders = {m.group(1).removeprefix("./") for m in _FOLDER_MENTION.finditer(texts)}
+    candidates = [f for f in refs.files
+                  if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
+                  and not any(name in texts for name in _names(f.rel))]
+    if not candidates:
+        return
     root = _skill_root(doc)
     linked = {_rel(doc, path) for _, (_, _, path) in _all_links(doc, ctx)
               if path and _inside(path, root)}
-    for bundled in refs.files:
-        if bundled.for_people or not bundled.rel.startswith(AGENT_FOLDERS):
-            continue
-        if (bundled.rel in linked or any(name in texts for name in _names(bundled.rel))
-                or any(folder in folders for folder in _folders(bundled.rel))):
+    for bundled in candidates:
+        if bundled.rel in linked or any(_named_alone(texts, folder)
+                                        for folder in _folders(bundled.rel)):
             continue
         yield Elsewhere(bundled.rel, 1, 1), (
             f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
@@ -151,6 +152,19 @@ def _names(rel: str) -> list[str]:
         names += [stem.replace("/", "."), f"import {base}", f"from {base} import",
                   f".{base} import", f"{parent}.{base}"]
     return names
+
+
+def _named_alone(texts: str, folder: str) -> bool:
+    """Whether ``folder`` (``assets/``) is named on its own ("templates are in
+    `assets/`"), not as the start of a file's path (``assets/form.txt``)."""
+    at = texts.find(folder)
+    while at >= 0:
+        after = texts[at + len(folder):at + len(folder) + 1]
+        before = texts[at - 1:at] if at else ""
+        if (not after or after in _ENDS_A_NAME) and not (before.isalnum() or before in "_-"):
+            return True
+        at = texts.find(folder, at + 1)
+    return False
 
 
 def _folders(rel: str) -> Iterator[str]:

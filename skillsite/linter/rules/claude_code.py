@@ -117,15 +117,28 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``$5.00`` and ``$10`` are amounts, not arguments.
     """
     data = doc.data or {}
-    if "argument-hint" in data or "$" not in doc.body:
+    if "argument-hint" in data or not _maybe_arguments(doc.body):
         return
-    blocks = fences(doc.body)
+    blocks = None
     for found in _ARGUMENTS.finditer(doc.body):
+        blocks = fences(doc.body) if blocks is None else blocks
         if not in_fence(blocks, found.start()):
             yield position(doc.body, doc.body_line, found.start()), (
                 f"the body uses {found.group()} but there is no argument-hint; add one, "
                 "such as argument-hint: [file]")
             return
+
+
+def _maybe_arguments(body: str) -> bool:
+    """A cheap look for "$ARGUMENTS" or "$" and a digit, before any regex runs."""
+    if "$ARGUMENTS" in body:
+        return True
+    at = body.find("$")
+    while at >= 0:
+        if body[at + 1:at + 2].isdigit():
+            return True
+        at = body.find("$", at + 1)
+    return False
 
 
 @rule("side-effect-invocation", "warning", formats=("skill-md",), family=CLAUDE_CODE,

@@ -1,7 +1,9 @@
 """Security rules: what a skill may hide from its reader or do behind the user's back.
 
 Every rule here has ``family = "security"``, so that the catalog and the site can show its
-findings as trust flags with their evidence. They scan the ``SKILL.md`` body (or a Mini-A
+findings as trust flags with their evidence. The specifications are silent on all of this,
+so (by the severity policy) each is a warning: a flagged skill stays in the build, with
+its flags, and ``severity = { secret-in-content = "error" }`` makes one fatal. They scan the ``SKILL.md`` body (or a Mini-A
 page) and every bundled text file, scripts included, each read once, and report a finding
 at that file's own path and line. Nothing is ever executed.
 """
@@ -15,7 +17,7 @@ from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.secrets import find_secrets
-from skillsite.models import ERROR, WARNING, Document
+from skillsite.models import WARNING, Document
 
 SECURITY = "security"
 MARKUP = ("skill-md", "virtual")
@@ -45,7 +47,7 @@ def _report(doc: Document, ctx: Context, scanner: Callable[..., Any], *,
             yield (where if rel is None else Elsewhere(rel, *where)), message, *severity
 
 
-@rule("secret-in-content", ERROR, formats=MARKUP, family=SECURITY,
+@rule("secret-in-content", WARNING, formats=MARKUP, family=SECURITY,
       peers={"agnix": "XP-SK-003", "skillsaw": "content-embedded-secrets"})
 def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -66,7 +68,7 @@ def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
         for at, what in find_secrets(text)))
 
 
-@rule("invisible-unicode", ERROR, formats=MARKUP, family=SECURITY,
+@rule("invisible-unicode", WARNING, formats=MARKUP, family=SECURITY,
       peers={"skillsaw": "security-invisible-unicode"})
 def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -74,17 +76,13 @@ def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     Bidirectional controls (U+202A-U+202E, U+2066-U+2069) reorder what a reviewer sees
     ("Trojan Source"), and tag characters (U+E0000-U+E007F) spell text no one sees but the
-    model reads: both are errors. Zero-width characters (U+200B, U+2060, a stray U+FEFF)
-    are warnings; a zero-width joiner inside an emoji sequence is fine.
+    model reads; zero-width characters (U+200B, U+2060, a stray U+FEFF) hide too. A
+    zero-width joiner inside an emoji sequence is fine.
     """
-    def scanner(text: str) -> Iterator[tuple[int, str, str]]:
-        for at, message in scan.invisible_unicode(text):
-            yield at, message, (WARNING if message.startswith("invisible character")
-                                else ERROR)
-    yield from _report(doc, ctx, scanner, whole=True)
+    yield from _report(doc, ctx, scan.invisible_unicode, whole=True)
 
 
-@rule("hidden-instructions", ERROR, formats=MARKUP, family=SECURITY,
+@rule("hidden-instructions", WARNING, formats=MARKUP, family=SECURITY,
       peers={"skillsaw": "security-hidden-instructions"})
 def hidden_instructions(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -166,15 +164,14 @@ def unpinned_runner(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, scan.unpinned_runners, pass_markdown=True)
 
 
-@rule("prompt-override", ERROR, formats=MARKUP, family=SECURITY)
+@rule("prompt-override", WARNING, formats=MARKUP, family=SECURITY)
 def prompt_override(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     Plain text that tells the agent to drop its instructions: "ignore previous
     instructions", "disregard your system prompt", "you are now DAN", "do not tell the
     user".
 
-    A skill has no business overriding the agent's instructions, so even a visible one is
-    an error. Phrases cited as examples, inside code or double quotes, are not reported,
+    A skill has no business overriding the agent's instructions. Phrases cited as examples, inside code or double quotes, are not reported,
     so a skill that teaches prompt-injection defence stays clean.
     """
     yield from _report(doc, ctx, scan.prompt_override, markdown_only=True)
