@@ -114,3 +114,5 @@ def test_flags_carry_evidence(page: Any, base_url: str) -> None:
     assert "scripts-present" in flags and "scripts/evil.sh" in flags
     assert "unrestricted-bash" in flags and "SKILL.md:4" in flags
     assert "network-endpoint" in flags and "scripts/evil.sh:2" in flags
+    # the lint rules of the security family, with their own evidence
+    assert "pipe-to-shell" in flags and "SKILL.md:53" in flags
