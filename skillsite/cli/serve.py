@@ -44,7 +44,7 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
     def rebuild() -> None:
         started = time.monotonic()
         try:
-            result = build(corpus, out, mkdocs_config=mkdocs_config)
+            result = build(corpus, out, site=True, mkdocs_config=mkdocs_config)
         except SkillsiteError as error:
             click.echo(f"build failed: {error}", err=True)
             return
