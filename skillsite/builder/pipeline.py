@@ -10,8 +10,8 @@ The pipeline, in a temporary folder that is swapped in at the end:
 3. Run the corpus-wide rules, leave out the skills with errors, and settle the stores to
    hold exactly the included skills.
 4. Write the catalog, the graph (kept when unchanged), the cache and the manifest.
-5. Build the catalog site (:mod:`skillsite.site`) from those artifacts, unless
-   ``site=False``; a site failure fails the build and leaves ``dist/`` as it was.
+5. With ``site=True`` (the CLI's default), build the catalog site (:mod:`skillsite.site`)
+   from those artifacts; a site failure fails the build and leaves ``dist/`` as it was.
 """
 from __future__ import annotations
 
@@ -106,9 +106,10 @@ class _Clock:
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
           config: Config | None = None, jobs: int | None = None,
           backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
-          progress: Progress = lambda done, total: None, site: bool = True,
+          progress: Progress = lambda done, total: None, site: bool = False,
           mkdocs_config: Path | None = None) -> BuildResult:
-    """Build ``out`` from ``corpus``; see the module docstring."""
+    """Build ``out`` from ``corpus``; see the module docstring. ``site=True`` also builds
+    the catalog site (the ``skillsite build`` command does unless ``--no-site``)."""
     started = time.monotonic()
     if not corpus.is_dir():
         raise SkillsiteError(f"corpus folder {corpus} does not exist; pass the folder that "
@@ -143,7 +144,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
 def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: _Clock, started: float,
-           site: tuple[bool, Path | None] = (True, None)) -> BuildResult:
+           site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend, root)
         previous = _reusable(out, backend) if incremental else False

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from pathlib import Path
@@ -38,13 +39,16 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
       skillsite serve                        corpus/ on http://127.0.0.1:8000/
       skillsite serve skills -o /tmp/dist --port 0
     """
+    from skillsite.builder.dist import BuildInterrupted
     from skillsite.builder.pipeline import build
     from skillsite.errors import SkillsiteError
 
     def rebuild() -> None:
         started = time.monotonic()
         try:
-            result = build(corpus, out, mkdocs_config=mkdocs_config)
+            result = build(corpus, out, site=True, mkdocs_config=mkdocs_config)
+        except BuildInterrupted:
+            raise KeyboardInterrupt from None   # Ctrl-C or SIGTERM during a build: stop
         except SkillsiteError as error:
             click.echo(f"build failed: {error}", err=True)
             return
@@ -52,6 +56,7 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
         click.echo(f"built in {time.monotonic() - started:.1f} s "
                    f"({rendered} pages rendered)", err=True)
 
+    signal.signal(signal.SIGTERM, _stop)
     rebuild()
     server = _server(out / "site", port)
     click.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ "
@@ -70,6 +75,10 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
     finally:
         server.shutdown()
         server.server_close()
+
+
+def _stop(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:

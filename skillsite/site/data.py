@@ -73,8 +73,9 @@ def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSki
     by_path: dict[str, list[Problem]] = defaultdict(list)
     for problem in problems:
         by_path[problem.path].append(problem)
-    for skill in skills.values():
-        skill.problems = by_path.get(skill.path, [])
+    for skill in skills.values():   # its own file's problems, then its files'
+        skill.problems = [p for path in (skill.path, *skill.files)
+                          for p in by_path.get(path, ())]
     return [skills[name] for name in sorted(skills)]
 
 

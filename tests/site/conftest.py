@@ -24,7 +24,7 @@ def build_fixture(tmp: Path, name: str = "dist", jobs: int = 1) -> BuildResult:
     corpus = tmp / "corpus"
     if not corpus.exists():
         shutil.copytree(FIXTURE, corpus)
-    return build(corpus, tmp / name, jobs=jobs)
+    return build(corpus, tmp / name, jobs=jobs, site=True)
 
 
 @pytest.fixture()

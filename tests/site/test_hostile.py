@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from skillsite.site.data import slug_of
+
 MARKER = "document.documentElement.dataset.pwned || window.__pwned || null"
 #: Every element that could run script: handlers, script URLs, and elements that have no
 #: business in a page's content (skillsite's own filter form and Mermaid's graph aside).
@@ -31,8 +33,10 @@ ACTIVE = """() => {
   for (const el of document.querySelectorAll('head base')) found.push('BASE');
   return found;
 }"""
+HOSTILE_TAG = '<script>document.documentElement.dataset.pwned="tag"</script>'
 PAGES = ["skills/hostile-skill/", "skills/hostile-page/", "skills/", "", "problems/",
-         "tags/release/", "formats/skill-md/", "formats/virtual/", "tags/"]
+         "tags/release/", f"tags/{slug_of(HOSTILE_TAG)}/", "formats/skill-md/",
+         "formats/virtual/", "tags/"]
 
 
 def _visit(page: Any, url: str) -> None:
@@ -114,3 +118,5 @@ def test_flags_carry_evidence(page: Any, base_url: str) -> None:
     assert "scripts-present" in flags and "scripts/evil.sh" in flags
     assert "unrestricted-bash" in flags and "SKILL.md:4" in flags
     assert "network-endpoint" in flags and "scripts/evil.sh:2" in flags
+    # the lint rules of the security family, with their own evidence
+    assert "pipe-to-shell" in flags and "SKILL.md:53" in flags

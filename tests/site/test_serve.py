@@ -40,4 +40,4 @@ def test_serve_rebuilds_when_the_corpus_changes(tmp_path: Path) -> None:
             raise AssertionError("the site was not rebuilt within 60 s")
     finally:
         process.terminate()
-        process.wait(timeout=20)
+        process.wait(timeout=60)
