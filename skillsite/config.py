@@ -5,12 +5,14 @@ beats ``pyproject.toml`` in the same folder. Example::
 
     [tool.skillsite]
     select = ["name-format", "broken-link"]   # only these rules (default: all)
+    extend-select = ["unrestricted-bash"]     # opt-in rules to run as well
     ignore = ["body-too-long"]                # never these
     severity = { unknown-field = "error" }    # override a default severity
     allow-fields = ["x-internal-owner"]       # extra front-matter keys to accept
     max-file-size = 2097152                   # bytes; default 1 MiB
     exclude = ["drafts/*"]                    # glob patterns, relative to each root
     allow-internal-endpoints = ["mcp.corp.internal"]  # hosts exempt from endpoint-internal
+    inline-suppressions = false               # ignore skillsite-disable comments (CI audits)
 """
 from __future__ import annotations
 
@@ -25,22 +27,30 @@ from skillsite.models import ERROR, WARNING
 DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not read
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
-         "allow-internal-endpoints"}
+         "allow-internal-endpoints", "inline-suppressions", "extend-select"}
 
 
 @dataclass(frozen=True)
 class Config:
     select: tuple[str, ...] = ()
+    #: Opt-in rules to run besides the default ones.
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     severity: dict[str, str] = field(default_factory=dict)
     allow_fields: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_SIZE
     exclude: tuple[str, ...] = ()
     allow_internal_endpoints: tuple[str, ...] = ()
+    #: Whether ``<!-- skillsite-disable ... -->`` and ``# skillsite: disable=`` comments count.
+    inline_suppressions: bool = True
     source: str = "defaults"
 
     def enabled(self, rule: str) -> bool:
         return (not self.select or rule in self.select) and rule not in self.ignore
+
+    def chosen(self, rule: str) -> bool:
+        """Named explicitly, as an opt-in rule must be to run."""
+        return rule in self.select or rule in self.extend_select
 
     def severity_of(self, rule: str, default: str) -> str:
         return self.severity.get(rule, default)
@@ -98,15 +108,20 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
                           f"known: {', '.join(sorted(_KEYS))}")
     config = Config(
         select=_strings(table, "select", origin),
+        extend_select=_strings(table, "extend-select", origin),
         ignore=_strings(table, "ignore", origin),
         severity=dict(table.get("severity", {})),
         allow_fields=_strings(table, "allow-fields", origin),
         max_file_size=table.get("max-file-size", DEFAULT_MAX_SIZE),
         exclude=_strings(table, "exclude", origin),
         allow_internal_endpoints=_strings(table, "allow-internal-endpoints", origin),
+        inline_suppressions=table.get("inline-suppressions", True),
         source=origin,
     )
-    check_rule_ids([*config.select, *config.ignore, *config.severity], origin, rules)
+    if not isinstance(config.inline_suppressions, bool):
+        raise ConfigError(f"{origin}: inline-suppressions must be true or false")
+    check_rule_ids([*config.select, *config.extend_select, *config.ignore, *config.severity],
+                   origin, rules)
     for rule, level in config.severity.items():
         if level not in (ERROR, WARNING):
             raise ConfigError(f"{origin}: severity of {rule} must be 'error' or 'warning', "

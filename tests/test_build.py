@@ -307,9 +307,12 @@ def test_an_unchanged_tree_is_not_walked_again(tmp_path: Path,
     assert walks == [] and again.rechecked == 1
     assert dist_state(dist) == dist_state(build(root, tmp_path / "clean").dist)
     walks.clear()
-    write(root, {"skills/c/SKILL.md": skill("c")})  # a folder changes: walk again
-    assert build(root, dist).rechecked == 1 and walks == [1]
+    write(root, {"skills/c/SKILL.md": skill("c")})  # a folder changes: list it again
+    # By a full walk while the new folder is too recent to trust (see ``racy``), else by
+    # listing only the changed folders: which one depends on how soon the build starts.
+    assert build(root, dist).rechecked == 1 and walks in ([], [1])
     assert "c" in catalog_names(dist)
+    assert dist_state(dist) == dist_state(build(root, tmp_path / "clean2").dist)
 
 
 def test_corpus_wide_problems_survive_an_edit_that_leaves_the_records_alone(

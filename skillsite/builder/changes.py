@@ -19,6 +19,8 @@ from array import array
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from skillsite.linter.children import die_with_parent
+
 FOLDER_GONE = -1
 
 
@@ -164,6 +166,7 @@ class BackgroundScan:
 
 def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] | None:
     reader, writer = os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -173,6 +176,7 @@ def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] 
     if pid == 0:  # the child: run, report, and leave without any cleanup of its own
         code = 1
         try:
+            die_with_parent(parent)
             os.close(reader)
             with os.fdopen(writer, "wb") as pipe:
                 pipe.write(marshal.dumps(job(index)))

@@ -4,7 +4,8 @@ A build writes into a temporary folder beside ``dist/`` and swaps it in at the e
 one atomic ``renameat2(RENAME_EXCHANGE)`` where Linux offers it, else two renames), so a
 reader sees the old or the new ``dist/``, never half of one, and a build that fails or is
 killed leaves the old one untouched. An advisory lock beside ``dist/`` keeps two builds
-from writing at once; the kernel releases it when a build dies, however it dies.
+from writing at once; the kernel releases it when a build dies, however it dies, because
+no child process keeps a copy of it (see :class:`BuildLock`).
 """
 from __future__ import annotations
 
@@ -13,8 +14,11 @@ import errno
 import fcntl
 import os
 import shutil
+import signal
+import threading
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO
+from typing import IO, Iterator
 
 from skillsite.errors import SkillsiteError
 from skillsite.store.manifest import fsync_file
@@ -27,10 +31,34 @@ class BuildLocked(SkillsiteError):
     """Another build holds the lock on the same ``dist/``."""
 
 
+#: Descriptors of the locks this process holds. A forked child closes them at once (see
+#: :func:`_close_locks_in_child`): a flock belongs to the open file, so a worker that kept
+#: its copy would keep the lock after the build died.
+_HELD: set[int] = set()
+
+
+def _close_locks_in_child() -> None:
+    for descriptor in _HELD:
+        try:
+            os.close(descriptor)
+        except OSError:
+            pass
+    _HELD.clear()
+
+
+os.register_at_fork(after_in_child=_close_locks_in_child)
+
+
 class BuildLock:
-    """An exclusive, non-blocking lock on ``.<dist>.lock`` beside ``dist``."""
+    """An exclusive, non-blocking lock on ``.<dist>.lock`` beside ``dist``.
+
+    The lock file records the holder's pid. The kernel releases the lock when the holder
+    ends, however it ends: no child process keeps it (they close it as they start, and they
+    end with their parent, see :mod:`skillsite.linter.children`).
+    """
 
     def __init__(self, dist: Path) -> None:
+        self.dist = dist
         self.path = dist.parent / f".{dist.name}.lock"
         self.handle: IO[str] | None = None
 
@@ -41,13 +69,12 @@ class BuildLock:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
             handle.seek(0)
-            holder = handle.read().strip() or "another process"
+            recorded = handle.read().strip()
             handle.close()
             if exc.errno in (errno.EWOULDBLOCK, errno.EACCES):
-                raise BuildLocked(f"another skillsite build ({holder}) is writing to "
-                                  f"{self.path.parent / self.path.name[1:-5]}; wait for it "
-                                  "to finish, or build into another folder with -o") from None
+                raise BuildLocked(self._held_message(recorded)) from None
             raise
+        _HELD.add(handle.fileno())
         handle.seek(0)
         handle.truncate()
         handle.write(f"pid {os.getpid()}")
@@ -57,7 +84,81 @@ class BuildLock:
 
     def __exit__(self, *exc: object) -> None:
         if self.handle:
+            _HELD.discard(self.handle.fileno())
             self.handle.close()  # closing releases the lock
+
+    def _held_message(self, recorded: str) -> str:
+        holder = _recorded_pid(recorded)
+        if holder is None or _alive(holder):
+            who = f"pid {holder}" if holder else "another process"
+            return (f"another skillsite build ({who}) is writing to {self.dist}; wait for it "
+                    "to finish, or build into another folder with -o")
+        others = [pid for pid in _processes_holding(self.path) if pid != os.getpid()]
+        if others:
+            pids = " ".join(map(str, others))
+            return (f"the lock {self.path} is stale: the build that took it (pid {holder}) "
+                    f"is gone, but processes {pids} still hold it (workers of an older "
+                    f"skillsite?); stop them with `kill {pids}` and build again")
+        return (f"the lock {self.path} is stale: the build that took it (pid {holder}) is "
+                "gone; remove the file and build again")
+
+
+def _recorded_pid(recorded: str) -> int | None:
+    number = recorded.removeprefix("pid ").strip()
+    return int(number) if number.isdigit() else None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _processes_holding(path: Path) -> list[int]:
+    """Pids with ``path`` open, from ``/proc`` (Linux); empty where that cannot be read."""
+    target = os.path.realpath(path)
+    holders = []
+    for entry in Path("/proc").glob("[0-9]*/fd/*"):
+        try:
+            if os.readlink(entry) == target:
+                holders.append(int(entry.parts[2]))
+        except (OSError, ValueError):
+            continue
+    return sorted(set(holders))
+
+
+class BuildInterrupted(SkillsiteError):
+    """SIGTERM or SIGINT stopped the build; ``dist/`` was left as it was."""
+
+    def __init__(self, signum: int, dist: Path) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(f"build stopped by {name}; {dist} was left as it was, and the "
+                         "next build starts afresh from it")
+        self.exit_code = 128 + signum  # 143 for SIGTERM, 130 for SIGINT, as shells report
+
+
+@contextmanager
+def stopped_cleanly_by_signals(dist: Path) -> Iterator[None]:
+    """Turn SIGTERM and SIGINT into :class:`BuildInterrupted` while the block runs, so the
+    build unwinds (its temporary folder is removed, its workers are stopped) instead of
+    dying where it stands. Only the main thread can handle signals; elsewhere, a no-op."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        raise BuildInterrupted(signum, dist)
+
+    previous = {signum: signal.signal(signum, stop) for signum in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def temp_dir(dist: Path) -> Path:

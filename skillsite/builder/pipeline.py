@@ -10,8 +10,8 @@ The pipeline, in a temporary folder that is swapped in at the end:
 3. Run the corpus-wide rules, leave out the skills with errors, and settle the stores to
    hold exactly the included skills.
 4. Write the catalog, the graph (kept when unchanged), the cache and the manifest.
-
-The rendered site is a later stage; it will read the same artifacts.
+5. Build the catalog site (:mod:`skillsite.site`) from those artifacts, unless
+   ``site=False``; a site failure fails the build and leaves ``dist/`` as it was.
 """
 from __future__ import annotations
 
@@ -34,7 +34,13 @@ from skillsite.builder.checking import (
     included_skills,
     payloads,
 )
-from skillsite.builder.dist import BuildLock, copy_previous, swap_in, temp_dir
+from skillsite.builder.dist import (
+    BuildLock,
+    copy_previous,
+    stopped_cleanly_by_signals,
+    swap_in,
+    temp_dir,
+)
 from skillsite.builder.failures import io_failure
 from skillsite.builder.graph import write_graph
 from skillsite.builder.records import Cached, fingerprint_config
@@ -81,6 +87,7 @@ class BuildResult:
     seconds: float
     formats: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)   # seconds per phase
+    site: Any = None                 # skillsite.site.SiteResult, unless --no-site
 
 
 class _Clock:
@@ -99,7 +106,8 @@ class _Clock:
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
           config: Config | None = None, jobs: int | None = None,
           backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
-          progress: Progress = lambda done, total: None) -> BuildResult:
+          progress: Progress = lambda done, total: None, site: bool = True,
+          mkdocs_config: Path | None = None) -> BuildResult:
     """Build ``out`` from ``corpus``; see the module docstring."""
     started = time.monotonic()
     if not corpus.is_dir():
@@ -119,8 +127,9 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _build(corpus, root, out, ctx, jobs, backend, strict, incremental, progress,
-                      clock, started)
+        with stopped_cleanly_by_signals(out):
+            return _build(corpus, root, out, ctx, jobs, backend, strict, incremental,
+                          progress, clock, started, (site, mkdocs_config))
     except (OSError, ValueError, sqlite3.Error) as exc:
         failure = io_failure(exc, out)
         if failure is None:
@@ -133,7 +142,8 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
 
 def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
-           clock: _Clock, started: float) -> BuildResult:
+           clock: _Clock, started: float,
+           site: tuple[bool, Path | None] = (True, None)) -> BuildResult:
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend, root)
         previous = _reusable(out, backend) if incremental else False
@@ -189,6 +199,12 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                       config_key, backend, problems, out if reuse else None,
                                       hashing)
             clock.lap("catalog, graph, cache, manifest")
+            site_result = None
+            if site[0]:
+                from skillsite.site import build_site
+                site_result = build_site(work, root, problems, previous=out if reuse else None,
+                                         mkdocs_config=site[1], jobs=jobs)
+                clock.lap("site")
             swap_in(work, out)
             clock.lap("swap in")
         except BaseException:
@@ -200,7 +216,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
         excluded=sorted(p for p in errored if p in cache.files and cache.files[p].name),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
-        timings=clock.timings)
+        timings=clock.timings, site=site_result)
 
 
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,

@@ -54,7 +54,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("check", "check"),
     "rules": ("check", "rules"),
     "build": ("build", "build"),
+    "fix": ("fix", "fix"),
     "mcp": ("mcp", "mcp"),
+    "serve": ("serve", "serve"),
     **{name: ("query", attribute) for name, attribute in (
         ("search", "search"), ("recommend", "recommend"), ("open", "open_"),
         ("read", "read"), ("related", "related"), ("compose", "compose"),

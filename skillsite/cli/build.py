@@ -32,10 +32,17 @@ from skillsite.models import Problem
 @click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Configuration file (default: the nearest skillsite.toml, or "
                    "pyproject.toml with [tool.skillsite]).")
+@click.option("--no-site", is_flag=True,
+              help="Skip the catalog site (dist/site/): faster when only agents read dist/.")
+@click.option("--mkdocs-config", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="mkdocs.yml for the catalog site (theme, logo, extra pages in its "
+                   "docs_dir). Default: the repository's top-level mkdocs.yml. "
+                   "Example: --mkdocs-config site/mkdocs.yml")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the time each phase took.")
 def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs: int,
-          config_path: Path | None, quiet: bool, verbose: bool) -> None:
+          config_path: Path | None, no_site: bool, mkdocs_config: Path | None, quiet: bool,
+          verbose: bool) -> None:
     """Build the catalog, skill graph, search index and content store into DIST.
 
     CORPUS defaults to ./corpus and the output to ./dist. Every skill is linted first;
@@ -49,12 +56,16 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
       content/        each skill's sections, metadata and supporting files (SQLite)
       index/          the prebuilt search index
       build-cache/    what the next build reuses (safe to delete)
+      site/           the browsable catalog (mkdocs-material, Pagefind search,
+                      /.well-known/agent-skills/index.json); skip with --no-site
+      site-cache/     what the next site build reuses (safe to delete)
 
     \b
     Examples:
       skillsite build                        corpus/ -> dist/
       skillsite build skills -o public/skills --jobs 2
       skillsite build --strict --index whoosh
+      skillsite build --no-site              only what agents read
 
     Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
     """
@@ -67,7 +78,8 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
     try:
         with _BuildProgress() as progress:
             result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
-                               strict=strict, incremental=not clean, progress=progress)
+                               strict=strict, incremental=not clean, progress=progress,
+                               site=not no_site, mkdocs_config=mkdocs_config)
     except BuildFailed as failure:
         _print_build_problems(failure.problems, corpus, quiet)
         raise
@@ -79,9 +91,15 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
                f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
                f"{result.rechecked} of {result.files} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
+    if result.site is not None:
+        click.echo(f"Site: {display_path(result.dist, cwd)}/site/ with {result.site.pages} "
+                   f"skill pages ({result.site.rendered} rendered) in "
+                   f"{result.site.seconds:.1f} s.")
     if verbose:
         for phase, seconds in result.timings.items():
             click.echo(f"  {phase:<34}{seconds:8.2f} s")
+        for phase, seconds in (result.site.timings if result.site else {}).items():
+            click.echo(f"    site: {phase:<26}{seconds:8.2f} s")
 
 
 def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:

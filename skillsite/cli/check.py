@@ -9,6 +9,7 @@ from typing import Callable
 import click
 
 from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
+from skillsite.models import CheckResult
 
 FORMATS = ("auto", "text", "json", "github", "sarif")
 
@@ -53,10 +54,15 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
                    "Example: --changed-since origin/main")
 @click.option("--color/--no-color", default=None,
               help="Color the text output (default: when writing to a terminal).")
+@click.option("--baseline", type=click.Path(dir_okay=False, path_type=Path),
+              help="Report only problems not in this baseline file; when it does not exist, "
+                   "write it from the current problems. Matching is by rule and line "
+                   "content, not line number. Example: --baseline .skillsite-baseline.json")
 def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
           config_path: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
           exclude: tuple[str, ...], allow_field: tuple[str, ...], max_file_size: int | None,
-          jobs: int, changed_since: str | None, color: bool | None) -> None:
+          jobs: int, changed_since: str | None, color: bool | None,
+          baseline: Path | None) -> None:
     """Validate every skill under PATHS (default: the current folder).
 
     Each file is checked against the JSON Schema for its format (schemas/) and the
@@ -72,6 +78,7 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
       skillsite check --strict --format json > problems.json
       skillsite check --changed-since origin/main --format github
       skillsite check --ignore unknown-field --jobs 2 skills/
+      skillsite check --baseline .skillsite-baseline.json   adopt on a legacy corpus
 
     Exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error.
     """
@@ -94,6 +101,8 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     with _progress() as progress:
         result = run_check(paths or (Path("."),), config=config, jobs=jobs, only=only,
                            progress=progress)
+    if baseline:
+        result = _against_baseline(result, baseline)
     fmt = auto_format(os.environ) if fmt == "auto" else fmt
     use_color = color if color is not None else (output is None and sys.stdout.isatty())
     report = render(fmt, result, rules=RULES, color=use_color and fmt in ("text", "github"))
@@ -105,6 +114,21 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
         click.echo(report)
     failed = result.errors or (strict and result.warnings)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_CLEAN)
+
+
+def _against_baseline(result: CheckResult, path: Path) -> CheckResult:
+    from skillsite.linter import baseline
+
+    if not path.exists():
+        baseline.write(path, result.problems, Path.cwd())
+        click.echo(f"Wrote baseline {path} with {len(result.problems)} problems; later runs "
+                   "with --baseline report only new ones.", err=True)
+        return CheckResult([], result.files, result.skills)
+    new, gone = baseline.new_problems(result.problems, baseline.read(path), Path.cwd())
+    if gone:
+        click.echo(f"{gone} baselined problems are gone; delete {path} and run again to "
+                   "refresh it.", err=True)
+    return CheckResult(new, result.files, result.skills)
 
 
 class _progress:

@@ -1,13 +1,12 @@
 """``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from skillsite.errors import EXIT_USAGE, SkillsiteError
+from skillsite.errors import SkillsiteError
 
 if TYPE_CHECKING:
     from skillsite.reader import Library
@@ -68,8 +67,9 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         raise SkillsiteError(str(error)) from None
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,
                             max_chars=max_chars or None)
-    from skillsite.mcp import create_server, serve_http, serve_stdio
+    from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
+    warm_up(library)
     server = create_server(library)
     if where is None or security is None:
         click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
@@ -89,5 +89,4 @@ def _open_library(dist: Path, **options: Any) -> Library:
     try:
         return Library(dist, verify=True, **options)
     except ReaderError as error:
-        click.echo(f"skillsite mcp: {error.message}", err=True)
-        sys.exit(EXIT_USAGE)
+        raise SkillsiteError(error.message) from None  # exit code 2, whatever the code

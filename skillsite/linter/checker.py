@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from skillsite.config import Config
+from skillsite.linter.children import die_with_parent
 from skillsite.linter.discover import Flagged, discover
 from skillsite.linter.lint import lint_document, make_problem
 from skillsite.linter.parse import read
@@ -80,9 +81,10 @@ def check_file(source: Source, ctx: Context, base: Path,
 _worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None
 
 
-def _init_worker(ctx: Context, base: Path, extract: Extract | None,
+def _init_worker(parent: int, ctx: Context, base: Path, extract: Extract | None,
                  finish: Finish | None) -> None:
     global _worker_state
+    die_with_parent(parent)
     _worker_state = (ctx, base, extract, finish)
     # A forked worker inherits its parent's objects and garbage-collector switch (a build
     # turns it off): collect again, but never walk the inherited objects.
@@ -126,8 +128,9 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
             yield _check_one(source, ctx, base, extract, finish)
             progress(1)
         return
-    with ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
-                             initargs=(ctx, base, extract, finish)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
+                               initargs=(os.getpid(), ctx, base, extract, finish))
+    try:
         pending: deque[Future[list[Any]]] = deque()
         for chunk in _chunks(chain(head, iterator)):
             pending.append(pool.submit(_check_chunk, chunk))
@@ -135,6 +138,17 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
                 yield from _collect(pending.popleft(), progress)
         while pending:
             yield from _collect(pending.popleft(), progress)
+    except BaseException:  # interrupted, or the caller stopped reading: stop at once
+        _stop(pool)
+        raise
+    pool.shutdown()
+
+
+def _stop(pool: ProcessPoolExecutor) -> None:
+    """Drop the queued chunks and wait only for the few the workers are on (well under a
+    second). Killing the workers instead could cut a result in half inside the pipe, and
+    the pool's manager thread would then wait forever for the rest of it."""
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _collect(future: Future[list[Any]], progress: Callable[[int], None]) -> list[Any]:

@@ -1,16 +1,19 @@
 """Turn one parsed document into problems: parse issues, schema violations, rules."""
 from __future__ import annotations
 
+import posixpath
 import traceback
 from dataclasses import replace
 from typing import Iterable
 
+from skillsite.linter import suppress
 from skillsite.linter.pointer import resolve
 from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
-from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.context import Context, dialect
+from skillsite.linter.rules.registry import Elsewhere
 from skillsite.linter.schema import violations
-from skillsite.models import Document, Problem
+from skillsite.models import WARNING, Document, Problem
 
 
 def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
@@ -33,17 +36,58 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
         secrets = secrets_of(doc.data)
         found = [replace(p, message=redact(p.message, secrets)) if p and secrets else p
                  for p in found]
-    return sorted(p for p in found if p is not None)
+    problems = [p for p in found if p is not None]
+    if ctx.config.inline_suppressions:
+        problems = _suppressed(doc, ctx, path, problems)
+    return sorted(problems)
+
+
+def _suppressed(doc: Document, ctx: Context, path: str,
+                problems: list[Problem]) -> list[Problem]:
+    """Drop what inline comments silence, in the document and in its bundled files."""
+    texts = {path: doc.derived.get("text", "")}
+    folder = posixpath.dirname(path)
+    for bundled in doc.derived.get("bundled", ()):
+        if bundled.text:
+            texts[posixpath.join(folder, bundled.rel)] = bundled.text
+    kept, unused = suppress.apply(problems, texts)
+    for where, suppression in unused:
+        if all(ctx.config.enabled(rule) for rule in suppression.rules if rule in RULES):
+            problem = make_problem(ctx, suppress.UNUSED, where,
+                                   (suppression.line, suppression.column),
+                                   suppress.unused_message(suppression, RULES))
+            kept += [problem] if problem else []
+    return kept
 
 
 def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
-    for rule_id, pointer, message in violations(doc.source.kind, doc.data):
-        rule = RULES.get(rule_id) or RULES["schema-violation"]
+    for found in violations(doc.source.kind, doc.data):
+        rule = RULES.get(found.rule) or RULES["schema-violation"]
         if rule.check is not None:
             continue  # a document rule owns this constraint and explains it better
-        field = pointer.rsplit("/", 1)[-1] or "document"
-        yield make_problem(ctx, rule.id, path, doc.where(pointer),
-                           _schema_message(rule, field, resolve(doc.data, pointer), message))
+        field = field_name(found.pointer)
+        message = _schema_message(rule, field, resolve(doc.data, found.pointer), found.message)
+        severity = None
+        if found.dialects and dialect(doc) not in found.dialects:
+            # A field another dialect defines is the author's own here: at most a warning.
+            severity = WARNING
+            message += (f" ({' and '.join(found.dialects)} only; this file is not "
+                        f"{found.dialects[0]}, so this is a warning)")
+        yield make_problem(ctx, rule.id, path, doc.where(found.pointer), message, severity)
+
+
+def field_name(pointer: str) -> str:
+    """A JSON pointer as the user writes the field: ``/tools/0/name`` is ``tools[0].name``."""
+    name = ""
+    for part in pointer.split("/")[1:]:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if part.isdigit():
+            name += f"[{part}]"
+        elif part and all(c.isalnum() or c in "-_$" for c in part):
+            name += f".{part}" if name else part
+        else:
+            name += f"[{part!r}]"
+    return name or "document"
 
 
 def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
@@ -63,13 +107,18 @@ def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
     kind = doc.source.kind
+    folder = posixpath.dirname(path)
     for rule in RULES.values():
         if rule.scope != DOCUMENT or kind not in rule.formats or rule.check is None:
             continue
-        if not ctx.config.enabled(rule.id):
+        if not ctx.config.enabled(rule.id) or (rule.opt_in and not ctx.config.chosen(rule.id)):
             continue
         try:
             for where, message, *severity in rule.check(doc, ctx):
+                if isinstance(where, Elsewhere):
+                    yield make_problem(ctx, rule.id, posixpath.join(folder, where.rel),
+                                       (where.line, where.column), message, *severity)
+                    continue
                 position = doc.where(where) if isinstance(where, str) else where
                 yield make_problem(ctx, rule.id, path, position, message, *severity)
         except Exception as exc:  # a rule bug must not hide the rest of the corpus

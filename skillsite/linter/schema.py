@@ -10,7 +10,7 @@ import datetime
 import json
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 import jsonschema_rs
 
@@ -37,8 +37,17 @@ def _validator(kind: str) -> Any:
     return jsonschema_rs.validator_for(load_schema(kind))
 
 
-def violations(kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
-    """Yield ``(rule, pointer, message)`` for each way ``data`` breaks its schema."""
+class Violation(NamedTuple):
+    rule: str
+    pointer: str
+    message: str
+    #: The dialects the failing constraint belongs to (``x-skillsite-dialect``); empty
+    #: when it belongs to the format itself.
+    dialects: tuple[str, ...] = ()
+
+
+def violations(kind: str, data: Any) -> Iterator[Violation]:
+    """Each way ``data`` breaks its schema."""
     validator = _validator(kind)
     if kind == "skill-toml":
         data = _json_shaped(data)
@@ -51,7 +60,8 @@ def violations(kind: str, data: Any) -> Iterator[tuple[str, str, str]]:
         pointer = "".join(child("", p) for p in error.instance_path)
         if keyword == "required":
             pointer = child(pointer, error.kind.property)
-        yield _rule_for(schema, path, keyword), pointer, error.message
+        rule, dialects = _annotations(schema, path, keyword)
+        yield Violation(rule, pointer, error.message, dialects)
 
 
 def _json_shaped(value: Any) -> Any:
@@ -67,11 +77,17 @@ def _json_shaped(value: Any) -> Any:
     return value
 
 
-def _rule_for(schema: dict[str, Any], path: list[Any], keyword: str) -> str:
+def _annotations(schema: dict[str, Any], path: list[Any],
+                 keyword: str) -> tuple[str, tuple[str, ...]]:
+    """The rule of the failing keyword and the dialects of the nearest subschema that names
+    them, both read along the schema path."""
     node: Any = schema
+    dialects: tuple[str, ...] = ()
     for step in path[:-1]:
         node = node[step] if isinstance(node, (dict, list)) else None
+        if isinstance(node, dict) and "x-skillsite-dialect" in node:
+            dialects = tuple(node["x-skillsite-dialect"])
     note = node.get("x-skillsite-rule") if isinstance(node, dict) else None
     if isinstance(note, dict):
         note = note.get(keyword)
-    return note or _BY_KEYWORD.get(keyword, "schema-violation")
+    return note or _BY_KEYWORD.get(keyword, "schema-violation"), dialects

@@ -1,6 +1,7 @@
 """Split a Markdown body into sections at its ATX headings (``#`` to ``######``).
 
-Headings inside fenced code blocks are not headings. Text before the first heading forms a
+Headings inside fenced code blocks are not headings; fences follow CommonMark (see
+``fences``). Text before the first heading forms a
 section with an empty heading (level 0). Line numbers are 1-based lines of the source file.
 """
 from __future__ import annotations
@@ -10,13 +11,11 @@ import re
 from skillsite.models import Section
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+_FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")
 # Lines that may open or close a fence or be a heading; every other line is plain text,
 # and skipping those with one regex search is what keeps this fast on long bodies.
 # (A pattern that starts with a literal newline is searched for far faster than ``^``.)
-_CANDIDATE = re.compile(r"\n {0,3}[#`~]")
-
-
+_CANDIDATE = re.compile(r"\n[ \t]*[#`~]")
 
 
 def split_sections(body: str, *, first_line: int = 1) -> list[Section]:
@@ -31,12 +30,15 @@ def split_sections(body: str, *, first_line: int = 1) -> list[Section]:
         line = body[offset:] if end < 0 else body[offset:end]
         opener = _FENCE.match(line)
         if opener:
-            marker = opener.group(1)
+            marker, rest = opener.group(1), opener.group(2)
             if fence is None:
-                fence = marker
-            elif marker[0] == fence[0] and len(marker) >= len(fence):
+                if not (marker[0] == "`" and "`" in rest):
+                    fence = marker
+                    continue
+            elif (marker[0] == fence[0] and len(marker) >= len(fence)
+                  and not rest.strip(" \t")):
                 fence = None
-            continue
+                continue
         if fence is None:
             atx = _HEADING.match(line)
             if atx:

@@ -8,7 +8,7 @@ decision (ranking, refs, budgets, safe mode) stays in the reader. ``serve_stdio`
 """
 from __future__ import annotations
 
-from skillsite.mcp.server import create_server
+from skillsite.mcp.server import create_server, warm_up
 from skillsite.mcp.transport import serve_http, serve_stdio
 
-__all__ = ["create_server", "serve_http", "serve_stdio"]
+__all__ = ["create_server", "serve_http", "serve_stdio", "warm_up"]

@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 
-from skillsite.mcp.skills import skill_name, view_meta
+from skillsite.mcp.skills import ECHO_CHARS, skill_name, view_meta
 from skillsite.reader import Library, ReaderError
 
 SKILL_MD = "skill://{name}/SKILL.md"
@@ -46,8 +46,8 @@ def _content(library: Library, name: str, path: str) -> str | bytes:
         data = library.skill_file(name, path)
     except ReaderError as error:
         if error.code in ("not-found", "invalid-argument"):
-            raise ResourceNotFoundError(f"No file {path!r} in skill {name!r}: "
-                                        f"{error.message}") from None
+            raise ResourceNotFoundError(f"No file {path[:ECHO_CHARS]!r} in skill "
+                                        f"{name[:ECHO_CHARS]!r}: {error.message}") from None
         # a spent budget: the request was fine, this process will not serve more
         raise MCPError(code=INVALID_REQUEST, message=error.message,
                        data=error.to_dict()) from None

@@ -1,6 +1,7 @@
 """Assemble the MCP server: instructions, tools, resources and the skills extension."""
 from __future__ import annotations
 
+import threading
 from importlib.metadata import PackageNotFoundError, version
 
 from mcp.server.caching import CacheHint
@@ -9,7 +10,7 @@ from mcp.server.mcpserver import MCPServer
 from skillsite.mcp.resources import register_resources
 from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
 from skillsite.mcp.tools import register_tools
-from skillsite.reader import Library
+from skillsite.reader import Library, ReaderError
 
 # dist/ never changes under a running server (a rebuild swaps in a new folder), so the
 # listings and file reads stay true for as long as the process serves them.
@@ -56,6 +57,24 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
         register_resources(server, library)
         server.middleware.append(LegacyDeclaration())
     return server
+
+
+def warm_up(library: Library) -> threading.Thread | None:
+    """Load the search index and its caches on a background thread (returned), so that
+    the first search of a session does not pay for it (about 0.3 s). Not in safe mode,
+    where every search counts against the window's budget."""
+    if library.safe:
+        return None
+    thread = threading.Thread(target=_search_once, args=(library,), daemon=True)
+    thread.start()
+    return thread
+
+
+def _search_once(library: Library) -> None:
+    try:
+        library.search("warm up the index")
+    except ReaderError:
+        pass  # the first real call reports it
 
 
 def _version() -> str:

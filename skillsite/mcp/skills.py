@@ -24,6 +24,7 @@ GENERATED_NOTE = ("This skill is not written as a SKILL.md: skillsite serves a S
                   "generated from its own file, which is listed verbatim next to it.")
 VIEW_KEY = "dev.skillsite/generated-view"
 PAGE_SIZE = 50
+ECHO_CHARS = 200  # of a client's string quoted back in an error
 # SEP-2640 limits per skill: a host need not load more.
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024
@@ -92,7 +93,9 @@ class SkillsExtension(Extension):
         name = skill_name(uri)
         entry = self.entry(name) if name is not None else None
         if entry is None:
-            raise MCPError(code=INVALID_PARAMS, message=f"No skill is served at {uri}")
+            raise MCPError(code=INVALID_PARAMS,
+                           message=f"No skill is served at {uri[:ECHO_CHARS]}; skills/list "
+                                   "lists them, as skill://<name>/SKILL.md")
         return {"resultType": "complete", "skill": entry, **self.cache}
 
     def entry(self, name: str) -> dict[str, Any] | None:

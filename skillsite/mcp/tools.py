@@ -27,28 +27,18 @@ Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
 Risk = Literal["low", "medium", "high"]
 
 
-def to_text(value: Any) -> str:
-    """The reader's JSON shape of ``value`` (a result, or a list of them), compact."""
-    return json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, list | tuple):
-        return [_jsonable(item) for item in value]
-    return value.to_dict() if hasattr(value, "to_dict") else value
-
-
-def error_text(error: ReaderError) -> str:
-    """The reader's error JSON (``{"error": code, "message": ...}``), so a model can branch
-    on the stable code."""
-    return to_text(error)
+def to_text(result: Any) -> str:
+    """The reader's JSON shape of a result (or of a ``ReaderError``), compact."""
+    return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
 def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
+    """``operation``'s result as text; a reader error as a tool error carrying the reader's
+    error JSON (``{"error": code, "message": ...}``), so a model can branch on the code."""
     try:
         return to_text(operation(*args, **kwargs))
     except ReaderError as error:
-        raise ToolError(error_text(error)) from None
+        raise ToolError(to_text(error)) from None
 
 
 def register_tools(server: MCPServer, library: Library) -> None:

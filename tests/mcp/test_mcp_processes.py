@@ -142,3 +142,14 @@ def test_a_damaged_dist_stops_the_server_at_start(dist: Path, tmp_path: Path) ->
     assert done.returncode == 2
     assert "catalog.json" in done.stderr and "rebuild" in done.stderr.lower()
     assert "Traceback" not in done.stderr
+
+
+def test_the_sdk_is_imported_only_when_the_server_runs() -> None:
+    script = ("import sys; from click.testing import CliRunner; from skillsite.cli import main; "
+              "runner = CliRunner(); codes = [runner.invoke(main, args).exit_code for args in "
+              "(['--help'], ['mcp', '--help'], ['search', 'pdf', '--dist', 'nowhere'])]; "
+              "print(codes, sorted(m for m in sys.modules if m.split('.')[0] in "
+              "('mcp', 'mcp_types', 'uvicorn', 'starlette')))")
+    done = subprocess.run([sys.executable, "-c", script], env=skillsite_env(),
+                          capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "[0, 0, 2] []", done.stdout + done.stderr

@@ -9,7 +9,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_helpers import call, error_shape, skills_list, tool_error
 
-from skillsite.mcp import create_server
+from skillsite.mcp import create_server, warm_up
 from skillsite.reader import Library
 from skillsite.reader.safe import SafePolicy
 
@@ -86,3 +86,13 @@ async def test_a_ref_used_by_concurrent_calls_serves_one(client: Client) -> None
             for _ in range(8):
                 group.start_soon(one)
     assert sum(not result.is_error for result in results) == 1
+
+
+def test_warming_up_spends_nothing_of_a_safe_budget(dist: Path) -> None:
+    safe = Library(dist, safe=True)
+    assert warm_up(safe) is None
+    assert safe.ledger is not None and safe.ledger.searches == 0
+    thread = warm_up(Library(dist))
+    assert thread is not None
+    thread.join(30)
+    assert not thread.is_alive()

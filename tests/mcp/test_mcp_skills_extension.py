@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,9 @@ async def every_entry(client: Client) -> list[dict[str, Any]]:
 
 
 def front_matter(text: str) -> Any:
-    return yaml.safe_load(text.split("---\n", 2)[1])
+    """The YAML front matter as JSON holds it (a YAML date becomes its ISO text)."""
+    data = yaml.safe_load(text.split("---\n", 2)[1])
+    return json.loads(json.dumps(data, default=lambda value: value.isoformat()))
 
 
 async def read_bytes(client: Client, uri: str) -> bytes:
@@ -112,12 +115,14 @@ async def test_get_returns_the_listed_entry(client: Client) -> None:
 @pytest.mark.parametrize("uri", ["skill://no-such-skill/SKILL.md",
                                  "skill://pdf-forms/references/FORMS.md",
                                  "skill://pdf-forms", "skill://disk_usage/SKILL.md",
-                                 "skill://../SKILL.md", "file:///etc/passwd", ""])
+                                 "skill://../SKILL.md", "file:///etc/passwd", "",
+                                 "skill://" + "x" * 100_000 + "/SKILL.md"])
 async def test_anything_but_a_served_skill_is_invalid_params(client: Client, uri: str) -> None:
     async with client:
         with pytest.raises(MCPError) as caught:
             await skills_get(client, uri)
         assert caught.value.error.code == -32602
+        assert len(caught.value.error.message) < 400
         with pytest.raises(MCPError) as caught:
             await skills_list(client, "not-a-cursor")
         assert caught.value.error.code == -32602
@@ -126,7 +131,8 @@ async def test_anything_but_a_served_skill_is_invalid_params(client: Client, uri
 
 ODD_FILES: dict[str, bytes] = {
     "SKILL.md": b"---\nname: odd-names\ndescription: Files with odd names. Use it to test URIs."
-                b"\nallowed-tools: Read Grep\nmetadata:\n  owner: \"x: y\"\n---\n# Odd\n",
+                b"\nallowed-tools: Read Grep\nmetadata:\n  owner: \"x: y\"\n  reviewed: 2024-01-05"
+                b"\n---\n# Odd\n",
     "references/my notes.md": b"a space\n", "assets/a#b.md": b"a hash\n",
     "assets/\u00fc.md": b"not ascii\n", "assets/100%.md": b"a percent\n",
     "assets/a+b.md": b"a plus\n", "assets/blob.bin": b"\x00\x01\xff\xfe",

@@ -61,6 +61,16 @@ async def test_answers_are_the_readers_json(dist: Path, mode: str) -> None:
         assert await call(client, "context") == reader.context().to_dict()
         assert await call(client, "compose", ref="incident-triage") == \
             reader.compose("incident-triage").to_dict()
+        assert await call(client, "related", ref="incident-triage", limit=3) == \
+            reader.related("incident-triage", limit=3).to_dict()
+        assert await call(client, "recommend", task="a deploy went wrong, undo it",
+                          environment="kubernetes", capabilities=["kubectl"]) == \
+            reader.recommend("a deploy went wrong, undo it", environment="kubernetes",
+                             capabilities=["kubectl"]).to_dict()
+        assert await call(client, "prompt", style="markdown", max_chars=1000) == \
+            reader.prompt(None, style="markdown", max_chars=1000).to_dict()
+        assert await call(client, "search", query="", tags=["git"], format="skill-md") == \
+            reader.search("", tags=["git"], format="skill-md").to_dict()
 
 
 async def test_an_exact_name_comes_first(dist: Path, mode: str) -> None:

@@ -250,9 +250,23 @@ def test_args_schema_with_a_remote_meta_schema_is_not_fetched(
 
 def test_markdown_inside_a_skill_folder_is_reference_material_not_a_page(
         tmp_path: Path) -> None:
-    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf"),
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf", body="See [the guide](references/guide.md).\n"),
                      "pdf/references/guide.md": page("guide", "risk: extreme\n"),
                      "wiki/guide.md": page("guide2")})
     result = check(tmp_path)
     assert (result.files, result.skills) == (2, 2)
     assert found(result) == []
+
+
+def test_a_schema_message_names_the_whole_location(tmp_path: Path) -> None:
+    write(tmp_path, {"pdf/SKILL.md": skill_md(
+        "pdf", "tools:\n  - name: t\n    impl: x\n    class: nuke\n")})
+    [problem] = check(tmp_path).problems
+    assert problem.message.startswith("tools[0].class: ")
+
+
+def test_peer_linters_false_positives_are_not_findings(tmp_path: Path) -> None:
+    body = ("Ask @john.doe, decorate with @cuda.jit, and pay $5.00 per run.\n"
+            "Email me@example.com about it.\n")
+    write(tmp_path, {"pdf/SKILL.md": skill_md("pdf", "argument-hint: [file]\n", body=body)})
+    assert found(check(tmp_path)) == []

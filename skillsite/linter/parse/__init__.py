@@ -27,9 +27,16 @@ def read(source: Source, *, max_size: int = DEFAULT_MAX_SIZE) -> Document | None
     text = _read_text(doc, max_size)
     if text is None:
         return doc
-    if source.kind == "skill-toml":
+    return parse_text(doc, text)
+
+
+def parse_text(doc: Document, text: str) -> Document:
+    """Fill ``doc`` from ``text``, a normalized file of ``doc.source.kind`` (``skillsite
+    fix`` parses its edits with this before writing them)."""
+    doc.derived["text"] = text  # the whole normalized file, for scans and suppressions
+    if doc.source.kind == "skill-toml":
         _fill(doc, tomlmap.load(text))
-    elif source.kind == "skill-json":
+    elif doc.source.kind == "skill-json":
         _fill(doc, jsonmap.load(text))
     else:
         _read_markdown(doc, text)

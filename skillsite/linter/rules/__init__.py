@@ -6,18 +6,23 @@ from pathlib import Path
 from skillsite import config
 from skillsite.linter.rules import (
     body,
+    bundled,
+    claude_code,
     corpus,
+    description,
     endpoints,
     fields,
     manifest,
+    markdown,
     names,
     parsing,
+    security,
     virtual,
 )
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, RULES, SCHEMA, Rule
 
 __all__ = ["RULES", "Rule", "PARSE", "SCHEMA", "DOCUMENT", "CORPUS", "all_rules", "load_config"]
-del body, corpus, endpoints, fields, manifest, names, parsing, virtual
+del body, bundled, claude_code, corpus, description, endpoints, fields, manifest, markdown, names, parsing, security, virtual
 
 
 def all_rules() -> list[Rule]:

@@ -8,8 +8,6 @@ from typing import Any
 from skillsite.config import Config
 from skillsite.models import Document
 
-ONGRID_FIELDS = ("activation", "tools", "config_section")
-
 
 @dataclass(frozen=True)
 class Context:
@@ -20,13 +18,34 @@ class Context:
 
 
 def dialect(doc: Document) -> str:
-    """``ongrid`` for an ongrid-native SKILL.md, else ``agent-skills``."""
-    data = doc.data or {}
-    metadata = data.get("metadata")
-    if any(key in data for key in ONGRID_FIELDS) or (
-            isinstance(metadata, dict) and "ongrid" in metadata):
+    """``ongrid`` for an ongrid-native SKILL.md, ``mini-a`` for a Mini-A page, else
+    ``agent-skills`` (which takes Claude Code's fields as its own).
+
+    Only evidence no other dialect produces counts: ongrid's ``tools`` is a list of
+    objects with an ``impl``, its ``activation`` a mapping with a ``mode``, its
+    ``metadata.ongrid`` a mapping, and ``config_section`` is ongrid's alone; a Mini-A page says ``type: skill`` or
+    ``schema: mini-a.skill/...``. A bare ``tools`` key proves nothing: Claude Code's
+    ``tools`` is a string or a list of tool names.
+    """
+    return doc.memo("dialect", lambda: _detect(doc.data or {}))
+
+
+def _detect(data: dict[str, Any]) -> str:
+    if doc_is_mini_a(data):
+        return "mini-a"
+    tools, activation, metadata = data.get("tools"), data.get("activation"), data.get("metadata")
+    if (isinstance(tools, list) and any(isinstance(t, dict) and "impl" in t for t in tools)
+            or isinstance(activation, dict) and "mode" in activation
+            or isinstance(metadata, dict) and isinstance(metadata.get("ongrid"), dict)
+            or "config_section" in data):
         return "ongrid"
     return "agent-skills"
+
+
+def doc_is_mini_a(data: dict[str, Any]) -> bool:
+    kind, schema = data.get("type"), data.get("schema")
+    return (isinstance(kind, str) and kind.strip().lower() == "skill"
+            or isinstance(schema, str) and schema.startswith("mini-a.skill/"))
 
 
 def text_field(doc: Document, key: str) -> str | None:

@@ -46,7 +46,7 @@ def record_of(doc: Document, path: str) -> SkillRecord:
 CorpusFinding = tuple[str, Location, str]
 
 
-@rule("duplicate-name", "error", scope=CORPUS)
+@rule("duplicate-name", "error", scope=CORPUS, family="corpus", peers={"agnix": "AS-025"})
 def duplicate_name(records: list[SkillRecord], ctx: Context) -> Iterator[CorpusFinding]:
     """
     Two skills in the corpus share a ``name``.
@@ -76,7 +76,7 @@ def resolve_reference(ref: str) -> str | None:
     return ref[len("skill:"):] if ref.startswith("skill:") else ref
 
 
-@rule("depends-on-unresolved", "error", formats=("virtual",), scope=CORPUS)
+@rule("depends-on-unresolved", "error", formats=("virtual",), scope=CORPUS, family="corpus")
 def depends_on_unresolved(records: list[SkillRecord], ctx: Context) -> Iterator[CorpusFinding]:
     """
     A Mini-A ``depends_on`` (also ``dependsOn``, ``dependencies``) entry names no skill in
@@ -92,7 +92,7 @@ def depends_on_unresolved(records: list[SkillRecord], ctx: Context) -> Iterator[
                                            "corpus; fix the name or add the skill")
 
 
-@rule("depends-on-cycle", "warning", formats=("virtual",), scope=CORPUS)
+@rule("depends-on-cycle", "warning", formats=("virtual",), scope=CORPUS, family="corpus")
 def depends_on_cycle(records: list[SkillRecord], ctx: Context) -> Iterator[CorpusFinding]:
     """
     Mini-A skills depend on each other in a cycle (a → b → a).

@@ -29,7 +29,7 @@ def _endpoints(doc: Document) -> Iterator[tuple[int, str]]:
                 yield index, item
 
 
-@rule("tool-endpoint-missing", "error", formats=("skill-toml",))
+@rule("tool-endpoint-missing", "error", formats=("skill-toml",), family="manifest")
 def tool_endpoint_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A ``skill_type = "tool"`` skill needs at least one ``requires`` entry that is an
@@ -50,7 +50,7 @@ def tool_endpoint_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
                       "\"mcp://tools.example.com:8443/path\"")
 
 
-@rule("endpoint-scheme", "error", formats=("skill-toml",))
+@rule("endpoint-scheme", "error", formats=("skill-toml",), family="manifest")
 def endpoint_scheme(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     An endpoint in ``requires`` uses a scheme other than ``mcp://``, ``http://`` or
@@ -63,7 +63,7 @@ def endpoint_scheme(doc: Document, ctx: Context) -> Iterator[Finding]:
                                          "use mcp://, http:// or https://")
 
 
-@rule("endpoint-internal", "error", formats=("skill-toml",))
+@rule("endpoint-internal", "error", formats=("skill-toml",), family="security")
 def endpoint_internal(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     An endpoint points into internal address space, which oxo-flow refuses unless it is

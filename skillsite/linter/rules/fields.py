@@ -16,7 +16,7 @@ def known_fields(kind: str) -> frozenset[str]:
     return frozenset(load_schema(kind).get("properties", {}))
 
 
-@rule("unknown-field", "warning")
+@rule("unknown-field", "warning", peers={"agnix": "CC-SK-017"})
 def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A top-level field that neither the format nor a known dialect defines.
@@ -86,7 +86,8 @@ _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|sec
 _ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
 
 
-@rule("embedded-credential", "error")
+@rule("embedded-credential", "error", family="security",
+      peers={"agnix": "XP-SK-003", "skillsaw": "content-embedded-secrets"})
 def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A token, key or password written into a manifest or front matter.

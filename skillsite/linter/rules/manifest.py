@@ -25,7 +25,7 @@ def _escapes(path: Path, ctx: Context, doc: Document) -> bool:
     return real != root and root not in real.parents
 
 
-@rule("entry-escapes-root", "error", formats=("skill-json",))
+@rule("entry-escapes-root", "error", formats=("skill-json",), family="security")
 def entry_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``entry`` must stay inside the corpus root after resolving ``..`` and symlinks.
@@ -40,7 +40,7 @@ def entry_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
                          "root; ship the executable inside the skill folder")
 
 
-@rule("entry-missing", "error", formats=("skill-json",))
+@rule("entry-missing", "error", formats=("skill-json",), family="manifest")
 def entry_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``entry`` must name a file that exists, relative to the folder of ``skill.json``.
@@ -54,7 +54,7 @@ def entry_missing(doc: Document, ctx: Context) -> Iterator[Finding]:
                          "skill.json; fix the path or add the file")
 
 
-@rule("args-schema-invalid", "error", formats=("skill-json",))
+@rule("args-schema-invalid", "error", formats=("skill-json",), family="manifest")
 def args_schema_invalid(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``schema``, the JSON Schema ongrid validates the skill's arguments with, must itself be

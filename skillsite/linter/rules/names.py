@@ -15,7 +15,8 @@ _ONGRID_NATIVE = re.compile(r"^[a-z0-9][a-z0-9_]*$")
 _ONGRID_MANIFEST = re.compile(r"^[a-z0-9_]+$")
 
 
-@rule("name-format", "error", formats=("skill-md", "skill-json"))
+@rule("name-format", "error", formats=("skill-md", "skill-json"),
+      peers={"agnix": "AS-004, AS-005, AS-006", "skillsaw": "agentskill-name"})
 def name_format(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``name`` uses only the characters its format allows.
@@ -62,7 +63,8 @@ def _why_not_agent_skills(name: str) -> str:
     return f"it may contain only a-z, 0-9 and '-', not {' '.join(map(repr, bad))}"
 
 
-@rule("name-directory-mismatch", "error", formats=("skill-md", "skill-toml"))
+@rule("name-directory-mismatch", "error", formats=("skill-md", "skill-toml"), fixable=True,
+      peers={"agnix": "AS-017", "skillsaw": "agentskill-name"})
 def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A ``SKILL.md``'s ``name`` must equal the name of the folder that holds it

@@ -9,46 +9,46 @@ declare("file-too-large", ERROR, """
 
     Skills are loaded into an agent's context; a file this large is almost certainly a
     mistake (a data file or a log named like a skill). The file is not read further.
-""")
-declare("empty-file", ERROR, "The file is empty or holds only white space.")
-declare("binary-file", ERROR, "The file contains NUL bytes, so it is binary, not text.")
+""", family="parsing")
+declare("empty-file", ERROR, "The file is empty or holds only white space.", family="parsing")
+declare("binary-file", ERROR, "The file contains NUL bytes, so it is binary, not text.", family="parsing")
 declare("invalid-utf8", ERROR, """
     The file is not valid UTF-8. The location is the first invalid byte.
 
     Agent Skills files are UTF-8; save the file in that encoding.
-""")
+""", family="parsing")
 declare("unreadable-file", ERROR, """
     A file or folder could not be read (permissions, or a path that does not exist), or a
     path named like a skill file is not a regular file (a FIFO or device, which could block
     or never end).
-""")
-declare("symlink-broken", ERROR, "A symlink in the corpus points at nothing.")
+""", family="parsing")
+declare("symlink-broken", ERROR, "A symlink in the corpus points at nothing.", family="parsing")
 declare("symlink-escape", ERROR, """
     A symlink points outside the corpus root.
 
     Skills are untrusted input, so skillsite never follows a path out of the root it was
     given. Copy the target into the corpus instead of linking to it.
-""")
+""", family="security")
 declare("symlink-loop", ERROR, """
     A symlink points back into a folder that contains it, or a chain of links loops.
     It is not followed, so the walk always ends.
-""")
+""", family="parsing")
 declare("frontmatter-missing", ERROR, """
     A ``SKILL.md`` must start with YAML front matter: a ``---`` line, the fields, and a
     closing ``---`` line. Without it the skill has no name or description and loaders skip it.
-""")
+""", family="parsing", peers={"agnix": "AS-001", "skillsaw": "agentskill-valid"})
 declare("frontmatter-unclosed", ERROR, """
     The front matter opens with ``---`` but no later line is exactly ``---``.
 
     A line such as ``description: a---b`` does not close the front matter: only a line that
     holds three dashes and nothing else (trailing spaces allowed) does.
-""")
+""", family="parsing")
 declare("yaml-syntax", ERROR, """
     The front matter is not valid YAML. The location is where the YAML parser gave up.
     Tabs used for indentation are the most common cause; YAML allows only spaces.
-""")
-declare("toml-syntax", ERROR, "The ``.skill.toml`` manifest is not valid TOML.")
-declare("json-syntax", ERROR, "The ``skill.json`` manifest is not valid JSON.")
+""", family="parsing", peers={"agnix": "AS-016", "skillsaw": "agentskill-valid"}, fixable=True)
+declare("toml-syntax", ERROR, "The ``.skill.toml`` manifest is not valid TOML.", family="parsing")
+declare("json-syntax", ERROR, "The ``skill.json`` manifest is not valid JSON.", family="parsing")
 declare("duplicate-key", ERROR, """
     A key appears twice in the same mapping.
 
@@ -61,13 +61,13 @@ declare("duplicate-key", ERROR, """
         name: pdf
         name: pdf-tools
         ---
-""")
+""", family="parsing")
 declare("too-complex", ERROR, """
     The front matter or manifest nests more than 64 levels deep, expands to more than
     100,000 values through YAML aliases (an "alias bomb"), holds an integer of more than
     4300 digits, or its front matter is larger than 256 KiB. skillsite stops reading it
     rather than exhaust memory or time.
-""")
+""", family="parsing")
 declare("yaml-implicit-type", WARNING, """
     A plain YAML scalar means different things to YAML 1.1 and YAML 1.2 loaders.
 
@@ -83,20 +83,20 @@ declare("yaml-implicit-type", WARNING, """
     Passing example::
 
         version: "2024-01-01"
-""")
+""", family="parsing")
 declare("not-a-mapping", ERROR, """
     The front matter or manifest is a list or a single value where a mapping of keys to
     values belongs.
-""")
+""", family="parsing")
 declare("internal-error", ERROR, """
     skillsite itself failed on this file. The rest of the corpus is still checked; please
     report the message as a bug.
-""")
+""", family="parsing")
 declare("required-field", ERROR, """
     A field the format requires is missing: ``name`` and ``description`` for ``SKILL.md``;
     ``name``, ``version``, ``description`` and ``skill_type`` for ``.skill.toml``; ``name``,
     ``description`` and ``entry`` for ``skill.json``; ``name`` for a Mini-A page.
-""", scope=SCHEMA)
+""", scope=SCHEMA, peers={"agnix": "AS-002, AS-003", "skillsaw": "agentskill-valid"})
 declare("field-type", ERROR, """
     A field has the wrong type for its format's schema, such as a list where a string
     belongs, or ``requires.capabilities`` given as a string instead of a list.
@@ -114,11 +114,11 @@ declare("name-length", ERROR, """
 declare("description-length", ERROR, """
     ``description`` must be non-empty and at most 1024 characters (Agent Skills
     specification). It should say what the skill does and when to use it.
-""", scope=SCHEMA, hint="must be 1 to 1024 characters long")
+""", scope=SCHEMA, hint="must be 1 to 1024 characters long", peers={"agnix": "AS-008", "skillsaw": "agentskill-description"})
 declare("compatibility-length", ERROR, """
     ``compatibility``, when present, must be 1 to 500 characters (Agent Skills
     specification).
-""", scope=SCHEMA, hint="must be 1 to 500 characters long")
+""", scope=SCHEMA, hint="must be 1 to 500 characters long", peers={"agnix": "AS-011"})
 declare("allowed-tools-format", WARNING, """
     ``allowed-tools`` should be one space-separated string, as the specification says.
 
@@ -127,9 +127,20 @@ declare("allowed-tools-format", WARNING, """
     Passing example::
 
         allowed-tools: Bash(git:*) Read
-""", scope=SCHEMA, hint="should be one space-separated string, such as \"Read Bash(git:*)\"")
+""", scope=SCHEMA, hint="should be one space-separated string, such as \"Read Bash(git:*)\"", fixable=True)
 declare("version-format", WARNING, """
     An oxo-flow ``version`` should be a semantic version such as ``1.2.0``, as the oxo-flow
     documentation asks.
 """, scope=SCHEMA, formats=("skill-toml",),
    hint="should be a semantic version such as \"1.2.0\"")
+declare("unused-suppression", WARNING, """
+    An inline suppression comment that silences nothing: no problem of the rules it names
+    is on the lines it covers (any more), or it names a rule that does not exist.
+
+    Suppressions are written ``<!-- skillsite-disable-next-line RULE -->``,
+    ``<!-- skillsite-disable RULE -->`` ... ``<!-- skillsite-enable RULE -->`` in Markdown
+    and ``# skillsite: disable=RULE`` in YAML front matter, TOML and scripts (at the end of
+    a line for that line, alone for the next one); without a rule ID they silence every
+    rule. Remove a stale one so that it does not hide a future problem.
+    ``inline-suppressions = false`` in the configuration ignores them all.
+""", family="suppression")

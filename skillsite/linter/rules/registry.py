@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import inspect
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, NamedTuple
 
 from skillsite.models import ERROR, FORMATS, WARNING
 
 Finding = tuple[Any, ...]
+
+
+class Elsewhere(NamedTuple):
+    """A finding's location in a file bundled with the skill: ``rel`` is the file's path
+    relative to the folder of the document being checked."""
+
+    rel: str
+    line: int
+    column: int
+
 DocumentCheck = Callable[..., Iterable[Finding]]
 
 #: Scopes: where a rule's findings come from.
@@ -33,6 +43,15 @@ class Rule:
     check: DocumentCheck | None = None
     #: For schema-backed rules: what to tell the user instead of the validator's wording.
     hint: str | None = None
+    #: The rule's family (``spec``, ``security``, ``body``...). The catalog and the site show
+    #: the findings of ``security`` rules as trust flags.
+    family: str = "spec"
+    #: Whether ``skillsite fix`` can fix its findings safely.
+    fixable: bool = False
+    #: The equivalent rules of peer linters, such as ``{"agnix": "AS-004"}``.
+    peers: tuple[tuple[str, str], ...] = ()
+    #: Runs only when named in ``select`` or ``extend-select``.
+    opt_in: bool = False
 
     @property
     def summary(self) -> str:
@@ -52,17 +71,28 @@ def _register(rule: Rule) -> Rule:
 
 
 def declare(rule_id: str, severity: str, doc: str, *, scope: str = PARSE,
-            formats: tuple[str, ...] = FORMATS, hint: str | None = None) -> Rule:
+            formats: tuple[str, ...] = FORMATS, hint: str | None = None,
+            family: str = "spec", fixable: bool = False,
+            peers: dict[str, str] | None = None) -> Rule:
     """Declare a rule whose findings are produced elsewhere (discovery, parsing, schemas)."""
     return _register(Rule(rule_id, severity, scope, formats, inspect.cleandoc(doc),
-                          hint=hint))
+                          hint=hint, family=family, fixable=fixable,
+                          peers=tuple(sorted((peers or {}).items()))))
 
 
 def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
-         scope: str = DOCUMENT) -> Callable[[DocumentCheck], DocumentCheck]:
-    """Register the decorated generator as a document (or corpus) rule."""
+         scope: str = DOCUMENT, family: str = "spec", fixable: bool = False,
+         peers: dict[str, str] | None = None,
+         opt_in: bool = False) -> Callable[[DocumentCheck], DocumentCheck]:
+    """Register the decorated generator as a document (or corpus) rule.
+
+    Its findings may be located in the document (a JSON pointer or ``(line, column)``) or
+    in a bundled file (:class:`Elsewhere`).
+    """
     def register(check: DocumentCheck) -> DocumentCheck:
         _register(Rule(rule_id, severity, scope, formats,
-                       inspect.cleandoc(check.__doc__ or ""), check))
+                       inspect.cleandoc(check.__doc__ or ""), check, family=family,
+                       fixable=fixable, peers=tuple(sorted((peers or {}).items())),
+                       opt_in=opt_in))
         return check
     return register

@@ -8,7 +8,7 @@ from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import Document
 
 
-@rule("virtual-id-format", "error", formats=("virtual",))
+@rule("virtual-id-format", "error", formats=("virtual",), family="mini-a")
 def virtual_id_format(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A Mini-A page's ``id``, when present, must be ``skill:<name>``, with the page's own

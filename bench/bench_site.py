@@ -1,0 +1,188 @@
+"""Benchmark the catalog site (``dist/site/``) at several corpus sizes.
+
+    python bench/bench_site.py [--sizes 1000,10000] [--jobs 2] [--peer-sizes 1000]
+                               [--workdir DIR]
+
+For each size it generates the synthetic corpus of ``bench/generate.py``, then reports:
+
+- the site stage's time in a clean ``skillsite build`` (a fresh process), the whole
+  build's time, and peak memory (the build process and its largest child: mkdocs shards,
+  render workers, Pagefind);
+- the site's size on disk and its number of files;
+- a one-skill change: the site stage's time and how many pages were rendered again;
+- in headless Chromium (Debian's), over a local HTTP server: the bytes the home page
+  downloads, then for a common term (``review``, in most skills) and a rare one (a skill's
+  name) the bytes the first query downloads and the time to its first result (a fresh
+  browser context each, so nothing is cached);
+- with ``--peer-sizes``: the same pages built by plain mkdocs-material with Material's
+  built-in search (``plugins: [search]``), its build time, memory, index size and first
+  query, side by side.
+
+Targets (issue 10, 2 cores): 10k skills in <= 120 s; a one-skill change <= 15 s; the first
+query at 10k <= 1 MB and <= 1 s; peak memory <= 2 GB. The machine is shared: figures are
+noisy, so the load average is printed with them.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests" / "site"))
+
+
+def _generate(out: Path, count: int) -> None:
+    spec = importlib.util.spec_from_file_location("bench_generate", HERE / "generate.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["bench_generate"] = module
+    spec.loader.exec_module(module)
+    module.generate(out, count, seed=1)
+
+
+def _build(corpus: Path, dist: Path, jobs: int, clean: bool) -> dict[str, Any]:
+    command = [sys.executable, str(HERE / "_measure.py"), "build", str(corpus), "-o", str(dist),
+               "--jobs", str(jobs), "-q", "-v", *(["--clean"] if clean else [])]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    figures = json.loads(done.stdout.strip().splitlines()[-1])
+    site = re.search(r"^\s+site\s+([\d.]+) s$", done.stdout, re.MULTILINE)
+    rendered = re.search(r"\((\d+) rendered\)", done.stdout)
+    figures["site_s"] = float(site.group(1)) if site else None
+    figures["rendered"] = int(rendered.group(1)) if rendered else None
+    if figures["code"] != 0:
+        raise SystemExit(f"build failed: {done.stdout[-2000:]} {done.stderr[-2000:]}")
+    return figures
+
+
+def _size(folder: Path) -> tuple[int, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def _edit_one(corpus: Path) -> None:
+    skill = sorted((corpus / "skills").glob("*/SKILL.md"))[len(list((corpus / "skills").iterdir())) // 2]
+    skill.write_text(skill.read_text() + "\nOne more line for the benchmark.\n")
+
+
+def _query(browser: Any, url: str, fill: str, wait: str, term: str,
+           open_search: str | None = None) -> dict[str, Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    sizes: list[int] = []
+
+    def finished(request: Any) -> None:
+        try:
+            sizes.append(request.sizes()["responseBodySize"])
+        except Exception:  # the context closed first: that request is not counted
+            pass
+
+    page.on("requestfinished", finished)
+    page.goto(url)
+    page.wait_for_load_state("networkidle")
+    loaded = sum(sizes)
+    sizes.clear()
+    if open_search:
+        page.locator(open_search).first.click()
+    started = time.perf_counter()
+    page.fill(fill, term)
+    page.wait_for_selector(wait, timeout=120_000)
+    first = time.perf_counter() - started
+    page.wait_for_load_state("networkidle")
+    result = {"page_kb": loaded / 1024, "query_kb": sum(sizes) / 1024, "first_result_s": first}
+    context.close()
+    return result
+
+
+def _search_figures(site: Path, rare: str, peer: bool = False) -> dict[str, Any]:
+    from conftest import CHROMIUM, CHROMIUM_ARGS, serve
+    from playwright.sync_api import sync_playwright
+
+    server, url = serve(site)
+    figures = {}
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            for label, term in (("common", "review"), ("rare", rare)):
+                if peer:
+                    figures[label] = _query(browser, url, ".md-search__input",
+                                            ".md-search-result__item", term,
+                                            open_search=".md-search__input")
+                else:
+                    figures[label] = _query(browser, url, "#skillsite-search input",
+                                            ".pagefind-ui__result", term)
+            browser.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    return figures
+
+
+def _peer(dist: Path, out: Path) -> dict[str, Any]:
+    """Plain mkdocs-material with Material's own search over the same docs tree."""
+    config = out.parent / "peer-mkdocs.yml"
+    text = (ROOT / "mkdocs.yml").read_text().replace("plugins: []", "plugins: [search]")
+    config.write_text(text + f"\ndocs_dir: {dist / 'site-cache' / 'docs'}\nsite_dir: {out}\n"
+                      "nav:\n  - Home: index.md\n  - Skills A-Z: skills/index.md\n")
+    code = ("import resource, time, os; os.environ['NO_MKDOCS_2_WARNING']='1';"
+            "from mkdocs.config import load_config; from mkdocs.commands.build import build;"
+            f"t=time.perf_counter(); build(load_config({str(config)!r})); "
+            "print(time.perf_counter()-t, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    seconds, rss = done.stdout.split()[-2:]
+    index = out / "search" / "search_index.json"
+    return {"seconds": float(seconds), "rss_mb": int(rss) / 1024,
+            "index_kb": index.stat().st_size / 1024 if index.exists() else None}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--peer-sizes", default="1000")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--workdir", type=Path)
+    args = parser.parse_args()
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-site-"))
+    peers = {int(s) for s in args.peer_sizes.split(",") if s}
+    for count in (int(s) for s in args.sizes.split(",")):
+        corpus, dist = work / f"corpus-{count}", work / f"dist-{count}"
+        if not corpus.exists():
+            _generate(corpus, count)
+        print(f"== {count} skills (load average {os.getloadavg()[0]:.1f})", flush=True)
+        clean = _build(corpus, dist, args.jobs, clean=True)
+        size, files = _size(dist / "site")
+        print(f"clean build: {clean['seconds']:.1f} s, site stage {clean['site_s']:.1f} s, "
+              f"peak {clean['rss_mb']:.0f} MB (largest child {clean['children_rss_mb']:.0f} MB)"
+              f"; site {size / 2**20:.1f} MB in {files} files", flush=True)
+        _edit_one(corpus)
+        again = _build(corpus, dist, args.jobs, clean=False)
+        print(f"one-skill change: site stage {again['site_s']:.1f} s, "
+              f"{again['rendered']} page(s) rendered; whole build {again['seconds']:.1f} s",
+              flush=True)
+        rare = json.loads((dist / "catalog.json").read_text())["skills"][0]["name"]
+        for label, figures in _search_figures(dist / "site", rare).items():
+            print(f"pagefind, {label} term: home page {figures['page_kb']:.0f} KB; first query "
+                  f"{figures['query_kb']:.0f} KB, first result in "
+                  f"{figures['first_result_s']:.2f} s", flush=True)
+        if count in peers:
+            peer = _peer(dist, work / f"peer-{count}")
+            print(f"peer (mkdocs-material + its search, same pages): build {peer['seconds']:.1f} s,"
+                  f" peak {peer['rss_mb']:.0f} MB, index {peer['index_kb']:.0f} KB", flush=True)
+            for label, figures in _search_figures(work / f"peer-{count}", rare, peer=True).items():
+                print(f"peer, {label} term: page {figures['page_kb']:.0f} KB; first query "
+                      f"{figures['query_kb']:.0f} KB, first result in "
+                      f"{figures['first_result_s']:.2f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

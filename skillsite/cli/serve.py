@@ -1,0 +1,106 @@
+"""``skillsite serve``: build, serve ``dist/site`` on 127.0.0.1, rebuild on corpus change."""
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    import http.server
+
+
+@click.command()
+@click.argument("corpus", required=False, default="corpus",
+                type=click.Path(file_okay=False, exists=True, path_type=Path))
+@click.option("-o", "--out", default="dist", show_default=True,
+              type=click.Path(file_okay=False, path_type=Path),
+              help="The dist/ folder to build and whose site/ is served.")
+@click.option("-p", "--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
+              help="Port on 127.0.0.1 (0 picks a free one). Example: --port 8080")
+@click.option("--mkdocs-config", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="mkdocs.yml for the site (default: the repository's top-level one).")
+@click.option("--interval", default=1.0, show_default=True, type=click.FloatRange(0.2, 60),
+              help="Seconds between looks at the corpus for changes.")
+def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
+          interval: float) -> None:
+    """Build CORPUS, serve the catalog site on http://127.0.0.1:PORT/ and rebuild
+    (incrementally) whenever a file in CORPUS changes. Stop with Ctrl-C.
+
+    Only the loopback address is used: the preview is never reachable from another
+    machine. A build that fails is reported and the last good site stays served.
+
+    \b
+    Examples:
+      skillsite serve                        corpus/ on http://127.0.0.1:8000/
+      skillsite serve skills -o /tmp/dist --port 0
+    """
+    from skillsite.builder.pipeline import build
+    from skillsite.errors import SkillsiteError
+
+    def rebuild() -> None:
+        started = time.monotonic()
+        try:
+            result = build(corpus, out, mkdocs_config=mkdocs_config)
+        except SkillsiteError as error:
+            click.echo(f"build failed: {error}", err=True)
+            return
+        rendered = result.site.rendered if result.site else 0
+        click.echo(f"built in {time.monotonic() - started:.1f} s "
+                   f"({rendered} pages rendered)", err=True)
+
+    rebuild()
+    server = _server(out / "site", port)
+    click.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ "
+               f"(Ctrl-C to stop)", err=False)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    seen = _signature(corpus)
+    try:
+        while True:
+            time.sleep(interval)
+            now = _signature(corpus)
+            if now != seen:
+                seen = now
+                rebuild()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
+    import functools
+    import http.server
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".md": "text/markdown", ".json": "application/json",
+                          ".gz": "application/gzip"}
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    handler = functools.partial(Handler, directory=str(site.absolute()))
+    return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+
+
+def _signature(corpus: Path) -> tuple[int, int, int]:
+    """(files, total size, newest mtime) of the corpus: any edit, addition or removal
+    changes it."""
+    count = size = newest = 0
+    for folder, folders, names in os.walk(corpus):
+        folders[:] = [f for f in folders if not f.startswith(".")]
+        newest = max(newest, os.stat(folder).st_mtime_ns)
+        for name in names:
+            try:
+                info = os.stat(os.path.join(folder, name))
+            except OSError:
+                continue
+            count += 1
+            size += info.st_size
+            newest = max(newest, info.st_mtime_ns)
+    return count, size, newest

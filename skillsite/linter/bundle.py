@@ -1,0 +1,144 @@
+"""The files bundled with a SKILL.md: everything else in its folder, read once.
+
+Skills are untrusted: the walk never follows a symlink out of the corpus root, never
+descends into a symlinked folder, a hidden folder or a nested skill (a folder with its own
+``SKILL.md``), and stops after :data:`MAX_FILES` files. Only files that look like text by
+their name are read (Markdown, scripts, configuration); the rest are only measured.
+Nothing is ever executed.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterator
+
+from skillsite.models import Document
+
+MAX_FILES = 500
+TEXT_SUFFIXES = frozenset({
+    ".md", ".markdown", ".txt", ".rst", ".sh", ".bash", ".zsh", ".fish", ".py", ".js",
+    ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".ps1", ".psm1", ".bat", ".cmd", ".lua",
+    ".json", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".html", ".htm",
+    ".xml", ".xsd", ".sql", ".go", ".rs", ".java", ".kt", ".swift", ".c", ".h", ".cpp",
+})
+SCRIPT_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs",
+                             ".ts", ".rb", ".pl", ".php", ".ps1", ".psm1", ".bat", ".cmd",
+                             ".lua"})
+_SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
+#: Files a skill folder holds for people or for tools, not for the agent: never orphans,
+#: and their links are not the skill's references.
+_FOR_PEOPLE = re.compile(r"(?:^|/)(?:LICEN[CS]E|COPYING|NOTICE|README|CHANGELOG|CONTRIBUTING|"
+                         r"AUTHORS|SECURITY)(?:\.\w+)?$|(?:^|/)(?:__init__\.py|"
+                         r"requirements[\w.-]*\.txt|package(?:-lock)?\.json|pyproject\.toml|"
+                         r"\.gitignore|\.DS_Store|[\w.-]+\.lock)$|^agents/openai\.yaml$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Bundled:
+    """One bundled file. ``rel`` is its path below the skill folder, with ``/``;
+    ``text`` is None when it was not read (not text by name, too large, binary, not UTF-8)."""
+
+    rel: str
+    path: str
+    size: int
+    text: str | None
+
+    @property
+    def for_people(self) -> bool:
+        """A licence, README, changelog, package manifest or client metadata file
+        (``agents/openai.yaml``, read by Codex, not by the agent)."""
+        return _FOR_PEOPLE.search(self.rel) is not None
+
+    @property
+    def is_markdown(self) -> bool:
+        return self.rel.lower().endswith((".md", ".markdown"))
+
+    @property
+    def is_script(self) -> bool:
+        suffix = os.path.splitext(self.rel)[1].lower()
+        return suffix in SCRIPT_SUFFIXES or (not suffix and (self.text or "").startswith("#!"))
+
+
+def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
+    """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""
+    if doc.source.kind != "skill-md":
+        return []
+    folder = os.path.abspath(doc.source.path.parent)
+    return doc.memo("bundled", lambda: list(_walk(folder, _real(str(doc.source.root)),
+                                                  max_size)))
+
+
+@lru_cache(maxsize=64)
+def _real(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _walk(folder: str, root: str, max_size: int) -> Iterator[Bundled]:
+    own = os.path.join(folder, "SKILL.md")
+    pending, count = [""], 0
+    while pending:
+        rel_dir = pending.pop()
+        try:
+            with os.scandir(os.path.join(folder, rel_dir)) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        if rel_dir and any(e.name == "SKILL.md" for e in entries):
+            continue  # a nested skill is checked on its own
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if not entry.name.startswith(".") and entry.name not in _SKIP_FOLDERS:
+                    pending.append(rel)
+                continue
+            if rel == "SKILL.md" or count >= MAX_FILES:
+                continue
+            bundled = _read(entry, rel, root, own, max_size)
+            if bundled is not None:
+                count += 1
+                yield bundled
+
+
+def _read(entry: os.DirEntry[str], rel: str, root: str, own: str,
+          max_size: int) -> Bundled | None:
+    path = entry.path
+    if entry.is_symlink():
+        path = os.path.realpath(path)
+        if (not path.startswith(root + os.sep) or not os.path.isfile(path)
+                or path == os.path.realpath(own)):
+            return None  # never followed out of the corpus root; SKILL.md is not bundled
+    elif not entry.is_file(follow_symlinks=False):
+        return None
+    suffix = os.path.splitext(entry.name)[1].lower()
+    if suffix and suffix not in TEXT_SUFFIXES:
+        try:
+            return Bundled(rel, path, os.stat(path).st_size, None)
+        except OSError:
+            return None
+    raw = _bytes(path, max_size)
+    if raw is None:
+        return None
+    if len(raw) > max_size:
+        return Bundled(rel, path, os.stat(path).st_size, None)
+    return Bundled(rel, path, len(raw), _text(raw))
+
+
+def _bytes(path: str, max_size: int) -> bytes | None:
+    """At most ``max_size + 1`` bytes of the file: enough to tell it is too large."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(max_size + 1)
+    except OSError:
+        return None
+
+
+def _text(raw: bytes) -> str | None:
+    if b"\0" in raw[:8192]:
+        return None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    return text.replace("\r\n", "\n") if "\r" in text else text

@@ -1,0 +1,58 @@
+"""Fenced code blocks in Markdown, as CommonMark defines them.
+
+A fence opens on a line of at least three backticks or tildes (a backtick fence's info
+string holds no backtick) and closes only on a line of the same character, at least as long
+as the opener, with nothing after it but spaces: a line such as ```` ```python ```` inside
+an open block is content, not its end. An unclosed fence runs to the end of the text.
+Indentation is accepted at any depth, because fences nested in list items are common.
+"""
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+# Searched in "\n" + text: a literal first character lets the regex engine skip ahead.
+_FENCE_LINE = re.compile(r"\n([ \t]*)(`{3,}|~{3,})([^\n]*)")
+
+
+class Fence(NamedTuple):
+    """``start``: offset of the opening line; ``end``: offset just past the closing line
+    (the end of the text when unclosed); ``marker``: the opening run, such as ```` ``` ````."""
+
+    start: int
+    end: int
+    marker: str
+    closed: bool
+
+
+def fences(text: str) -> list[Fence]:
+    """Every fenced block of ``text``, in order."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    found: list[Fence] = []
+    opener: tuple[int, str] | None = None
+    for line in _FENCE_LINE.finditer("\n" + text):
+        start = line.start()  # of the "\n" before the line, so of the line in ``text``
+        marker, rest = line.group(2), line.group(3)
+        if opener is None:
+            if not (marker[0] == "`" and "`" in rest):
+                opener = (start, marker)
+        elif (marker[0] == opener[1][0] and len(marker) >= len(opener[1])
+              and not rest.strip(" \t")):
+            found.append(Fence(opener[0], line.end() - 1, opener[1], True))
+            opener = None
+    if opener is not None:
+        found.append(Fence(opener[0], len(text), opener[1], False))
+    return found
+
+
+def in_fence(blocks: list[Fence], offset: int) -> bool:
+    """Whether ``offset`` lies inside one of ``blocks`` (sorted, as :func:`fences` gives)."""
+    low, high = 0, len(blocks)
+    while low < high:
+        middle = (low + high) // 2
+        if blocks[middle].start <= offset:
+            low = middle + 1
+        else:
+            high = middle
+    return low > 0 and offset < blocks[low - 1].end

@@ -1,0 +1,51 @@
+"""The reference graph of one skill: which Markdown file links to which, how many hops
+from ``SKILL.md`` each is, and which bundled files nothing mentions."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from skillsite.linter.bundle import Bundled, bundled_files
+from skillsite.linter.links import Link, find_links, local_links
+from skillsite.models import Document
+
+
+@dataclass
+class References:
+    """``links``: per bundled Markdown file (by ``rel``), its local links; ``depth``: hops
+    from ``SKILL.md`` (0) to each Markdown file it reaches; ``deep``: the links that
+    reach a file only at a second hop or more, as ``(rel of the linking file, link)``."""
+
+    files: list[Bundled]
+    links: dict[str, list[Link]] = field(default_factory=dict)
+    depth: dict[str, int] = field(default_factory=dict)
+    deep: list[tuple[str, Link]] = field(default_factory=list)
+
+
+def references(doc: Document, max_size: int) -> References:
+    return doc.memo("references", lambda: _build(doc, max_size))
+
+
+def _build(doc: Document, max_size: int) -> References:
+    root = os.path.abspath(doc.source.path.parent)
+    refs = References(bundled_files(doc, max_size))
+    by_path = {os.path.join(root, *f.rel.split("/")): f for f in refs.files}
+    for bundled in refs.files:
+        if bundled.is_markdown and bundled.text is not None and not bundled.for_people:
+            folder = os.path.dirname(os.path.join(root, *bundled.rel.split("/")))
+            refs.links[bundled.rel] = list(find_links(bundled.text, 1, folder, root))
+    frontier = [("SKILL.md", local_links(doc))]
+    refs.depth["SKILL.md"] = 0
+    while frontier:
+        next_frontier = []
+        for rel, links in frontier:
+            for link in links:
+                target = by_path.get(link[2] or "")
+                if target is None or not target.is_markdown or target.rel in refs.depth:
+                    continue
+                refs.depth[target.rel] = refs.depth[rel] + 1
+                if refs.depth[target.rel] > 1:
+                    refs.deep.append((rel, link))
+                next_frontier.append((target.rel, refs.links.get(target.rel, [])))
+        frontier = next_frontier
+    return refs

@@ -1,0 +1,204 @@
+"""Rules about links and the files bundled with a skill: broken or escaping links (in
+``SKILL.md`` and in bundled Markdown), reference chains, orphans, sizes, tables of contents."""
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from typing import Iterator
+
+from skillsite.linter.links import Link, local_links
+from skillsite.linter.refgraph import references
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.models import Document
+
+LONG_REFERENCE_LINES = 100
+#: The specification's folders of files for the agent; other files "may also be present".
+AGENT_FOLDERS = ("scripts/", "references/", "assets/")
+# A folder named on its own ("templates are in `assets/`"), not as part of a file's path.
+_FOLDER_MENTION = re.compile(r"((?:\./)?[\w.-]+(?:/[\w.-]+)*/)(?=[\s`'\")\]]|$)")
+_TOC_LINES = 40
+_TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
+                  re.IGNORECASE | re.MULTILINE)
+def _skill_root(doc: Document) -> str:
+    folder = doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent
+    return doc.memo("skill-root", lambda: os.path.abspath(folder))
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
+
+
+def _all_links(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]:
+    """Every local link of the skill: ``(None, link)`` for ``SKILL.md``'s own, ``(rel,
+    link)`` for those of the bundled Markdown file ``rel``."""
+    for link in local_links(doc):
+        yield None, link
+    if doc.source.kind == "skill-md":
+        for rel, links in references(doc, ctx.config.max_file_size).links.items():
+            for link in links:
+                yield rel, link
+
+
+def _at(rel: str | None, where: tuple[int, int]) -> object:
+    return where if rel is None else Elsewhere(rel, *where)
+
+
+@rule("broken-link", "warning", formats=("skill-md", "virtual"), family="links",
+      peers={"agnix": "REF-002", "skillsaw": "content-broken-internal-reference"})
+def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A relative link points at a file that does not exist, in the body or in a bundled
+    Markdown file (``references/*.md``), which is reported at its own path and line.
+
+    Links with a scheme (``https:``, ``mailto:``) and pure anchors (``#usage``) are not
+    checked; links inside code blocks and inline code are ignored, and so are footnotes
+    (``[^1]: ...``). ``{baseDir}/`` and ``${CLAUDE_SKILL_DIR}/`` stand for the skill's
+    folder. The specification is silent on links, so this is a warning.
+    """
+    root = _skill_root(doc)
+    for rel, (target, where, path) in _all_links(doc, ctx):
+        if path is not None and _inside(path, root) and not os.path.exists(path):
+            yield _at(rel, where), f"link target {target!r} does not exist"
+
+
+@rule("link-escapes-root", "warning", formats=("skill-md", "virtual"), family="links")
+def link_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A relative link leaves the skill's root: the folder holding ``SKILL.md`` (for a Mini-A
+    page, the corpus root), or is an absolute file path. Bundled Markdown is checked too.
+
+    A skill is copied and installed as one folder, so such links break once it is
+    installed; and skillsite never follows a path out of the root. The specification asks
+    that file references be relative to the skill root.
+    """
+    root = _skill_root(doc)
+    for rel, (target, where, path) in _all_links(doc, ctx):
+        if path is None or not _inside(path, root):
+            yield _at(rel, where), (f"link {target!r} leads outside the skill folder; copy "
+                                    "the file into the skill instead")
+
+
+@rule("reference-depth", "warning", formats=("skill-md",), family="links",
+      peers={"agnix": "AS-013", "skillsaw": "content-progressive-disclosure"})
+def reference_depth(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A reference chain deeper than one hop: ``SKILL.md`` links to ``a.md``, which links to
+    ``b.md``, and nothing in ``SKILL.md`` links to ``b.md`` directly.
+
+    The Agent Skills specification asks that references go one level deep from
+    ``SKILL.md``, because an agent may only skim a file it reached through another one.
+    The depth counts hops of references, not folders: a direct link to
+    ``references/pdf/forms.md`` is one hop. Reported at the link in the intermediate file.
+
+    Passing example: ``SKILL.md`` links to both ``a.md`` and ``b.md``.
+    """
+    refs = references(doc, ctx.config.max_file_size)
+    for rel, (target, where, path) in refs.deep:
+        yield Elsewhere(rel, *where), (
+            f"{target!r} is {refs.depth[_rel(doc, path)]} hops from SKILL.md; link it "
+            "from SKILL.md directly")
+
+
+def _rel(doc: Document, path: str | None) -> str:
+    return os.path.relpath(path or "", _skill_root(doc)).replace(os.sep, "/")
+
+
+@rule("orphan-file", "warning", formats=("skill-md",), family="bundled",
+      peers={"agnix": "AS-023", "skillsaw": "agentskill-unreferenced-files"})
+def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A file in ``scripts/``, ``references/`` or ``assets/`` that neither ``SKILL.md`` nor
+    any other file of the skill mentions, so the agent never learns it exists.
+
+    The specification names those three folders for what the agent runs, reads and uses;
+    other files "may also be present" and are not checked.
+
+    A file counts as mentioned when a link leads to it, or its path (with or without its
+    extension), its file name or its Python module (``import fill``) appears in the text
+    of a file of the skill, or one of its folders is named on its own ("templates are in
+    ``assets/``"); ``scripts/fill.py`` names that file, not the whole ``scripts/``. Licences, READMEs
+    and package manifests are for people and tools, and are never orphans.
+    """
+    refs = references(doc, ctx.config.max_file_size)
+    # One text to search: a file that names itself (a usage line) then counts as
+    # mentioned, which errs on the quiet side.
+    texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
+    folders = {m.group(1).removeprefix("./") for m in _FOLDER_MENTION.finditer(texts)}
+    root = _skill_root(doc)
+    linked = {_rel(doc, path) for _, (_, _, path) in _all_links(doc, ctx)
+              if path and _inside(path, root)}
+    for bundled in refs.files:
+        if bundled.for_people or not bundled.rel.startswith(AGENT_FOLDERS):
+            continue
+        if (bundled.rel in linked or any(name in texts for name in _names(bundled.rel))
+                or any(folder in folders for folder in _folders(bundled.rel))):
+            continue
+        yield Elsewhere(bundled.rel, 1, 1), (
+            f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
+            "skill; link it where the agent should use it, or remove it")
+
+
+def _names(rel: str) -> list[str]:
+    """The ways a text may name ``rel``: its path (with or without its extension), its
+    file name and, for a Python file, its module (``scripts.fill``, ``import fill``)."""
+    stem, suffix = posixpath.splitext(rel)
+    base = posixpath.basename(stem)
+    names = [rel, posixpath.basename(rel), stem + " ", stem + "`"]
+    if suffix == ".py":
+        parent = posixpath.basename(posixpath.dirname(stem))
+        names += [stem.replace("/", "."), f"import {base}", f"from {base} import",
+                  f".{base} import", f"{parent}.{base}"]
+    return names
+
+
+def _folders(rel: str) -> Iterator[str]:
+    folder = posixpath.dirname(rel)
+    while folder:
+        yield folder + "/"
+        folder = posixpath.dirname(folder)
+
+
+@rule("bundled-file-too-large", "warning", formats=("skill-md",), family="bundled",
+      peers={"agnix": "AS-015"})
+def bundled_file_too_large(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A bundled file is larger than ``max-file-size`` (1 MiB by default).
+
+    An agent that reads it spends its whole context on it, and skillsite does not scan
+    it for secrets or hidden instructions. Split it, or keep data outside the skill.
+    """
+    cap = ctx.config.max_file_size
+    for bundled in references(doc, cap).files:
+        if bundled.size > cap:
+            yield Elsewhere(bundled.rel, 1, 1), (
+                f"{bundled.rel} is {bundled.size} bytes, over the {cap}-byte cap; it was "
+                "not scanned")
+
+
+@rule("reference-toc", "warning", formats=("skill-md",), family="bundled",
+      peers={"agnix": "CC-SK-034"})
+def reference_toc(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A bundled Markdown reference longer than 100 lines has no table of contents near its
+    top (a "Contents" heading, or a list of links to its own headings, in the first 40
+    lines). A reference is a Markdown file that the skill links to, or one in
+    ``references/``; READMEs and changelogs are for people and are not checked.
+
+    Anthropic's skill authoring guidance asks for one, so that an agent that previews
+    the file with a partial read still sees its whole scope.
+    """
+    refs = references(doc, ctx.config.max_file_size)
+    for bundled in refs.files:
+        text = bundled.text
+        if not bundled.is_markdown or not text or text.count("\n") < LONG_REFERENCE_LINES:
+            continue
+        if bundled.for_people or not (bundled.rel in refs.depth
+                                      or bundled.rel.startswith("references/")):
+            continue  # not a reference: nothing links it and it is not in references/
+        head = "\n".join(text.split("\n", _TOC_LINES)[:_TOC_LINES])
+        if not _TOC.search(head):
+            yield Elsewhere(bundled.rel, 1, 1), (
+                f"{bundled.rel} has {text.count(chr(10))} lines and no table of contents "
+                "in its first 40 lines; add one")

@@ -1,0 +1,145 @@
+"""Rules about the values of Claude Code's front-matter fields.
+
+The shapes come from Claude Code's skill documentation: ``model`` is an alias or a full
+model ID, ``context`` is ``fork``, ``agent`` needs ``context: fork``, ``hooks`` maps hook
+events to lists, ``allowed-tools`` names Claude Code's tools.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterator
+
+from skillsite.linter.fences import fences, in_fence
+from skillsite.linter.links import position
+from skillsite.linter.rules.context import Context, dialect
+from skillsite.linter.rules.registry import Finding, rule
+from skillsite.models import Document
+
+CLAUDE_CODE = "claude-code"
+MODELS = frozenset({"sonnet", "opus", "haiku", "inherit", "default", "opusplan", "sonnet[1m]",
+                    "opus[1m]"})
+_MODEL_ID = re.compile(r"^(?:claude-|anthropic\.|us\.anthropic\.|eu\.anthropic\.)[\w.:@-]+$")
+HOOK_EVENTS = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure", "Notification",
+                         "UserPromptSubmit", "Stop", "SubagentStart", "SubagentStop",
+                         "PreCompact", "PostCompact", "SessionStart", "SessionEnd",
+                         "PermissionRequest"})
+#: Claude Code's tools (its tools reference, current and recently renamed ones).
+TOOLS = frozenset({
+    "Agent", "Artifact", "AskUserQuestion", "Bash", "BashOutput", "CronCreate", "CronDelete",
+    "CronList", "Edit", "EndConversation", "EnterPlanMode", "EnterWorktree", "ExitPlanMode",
+    "ExitWorktree", "Glob", "Grep", "KillBash", "KillShell", "LS", "LSP", "ListAgents",
+    "ListMcpResourcesTool", "Monitor", "MultiEdit", "MultiTool", "NotebookEdit",
+    "NotebookRead", "PowerShell", "PushNotification", "Read", "ReadMcpResourceTool",
+    "RemoteTrigger", "ReportFindings", "ScheduleWakeup", "SendMessage", "SendMessageTool",
+    "SendUserFile", "Skill", "SlashCommand", "SubagentHandback", "Task", "TaskCreate",
+    "TaskGet", "TaskList", "TaskOutput", "TaskStop", "TaskUpdate", "TeamCreate",
+    "TeamDelete", "TodoRead", "TodoWrite", "ToolSearch", "WaitForMcpServers", "WebFetch",
+    "WebSearch", "Workflow", "Write"})
+# "$ARGUMENTS", "$ARGUMENTS[1]" or "$1" standing alone: not "$5.00" nor "$10".
+_ARGUMENTS = re.compile(r"\$ARGUMENTS\b|(?<![\w$])\$\d(?![\d.,])")
+_SIDE_EFFECT = re.compile(r"(?:^|-)(deploy|release|publish|push|send|delete|drop|destroy|"
+                          r"migrate|rollback|merge)(?:-|$)")
+
+
+def _tools(doc: Document) -> list[tuple[str, str]]:
+    """``(tool, pointer)`` per entry of ``allowed-tools``, a string or a list."""
+    value: Any = (doc.data or {}).get("allowed-tools")
+    if isinstance(value, str):
+        return [(t, "/allowed-tools") for t in re.findall(r"[^\s,(]+(?:\([^)]*\))?", value)]
+    if isinstance(value, list):
+        return [(t, f"/allowed-tools/{i}") for i, t in enumerate(value) if isinstance(t, str)]
+    return []
+
+
+@rule("claude-code-field-value", "warning", formats=("skill-md",), family=CLAUDE_CODE,
+      peers={"agnix": "CC-SK-001, CC-SK-002, CC-SK-004, CC-SK-010"})
+def claude_code_field_value(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A Claude Code field holds a value Claude Code does not take: a ``model`` that is
+    neither an alias (``sonnet``, ``opus``, ``haiku``, ``inherit``) nor a full model ID
+    (``claude-...``), a ``context`` other than ``fork``, an ``agent`` without
+    ``context: fork`` (it is ignored then), or ``hooks`` that are not a mapping from hook
+    events (``PreToolUse``, ``Stop``...) to lists.
+    """
+    data = doc.data or {}
+    model, context, hooks = data.get("model"), data.get("context"), data.get("hooks")
+    if isinstance(model, str) and model not in MODELS and not _MODEL_ID.match(model):
+        yield "/model", (f"model {model!r} is not a Claude Code alias ({', '.join(sorted(MODELS))})"
+                         " or a full model ID such as 'claude-sonnet-4-5'")
+    if isinstance(context, str) and context != "fork":
+        yield "/context", f"context {context!r} is not 'fork', the only value Claude Code takes"
+    if "agent" in data and context != "fork":
+        yield "/agent", "agent applies only with 'context: fork'; add it or remove agent"
+    if isinstance(hooks, dict):
+        for event, handlers in hooks.items():
+            if event not in HOOK_EVENTS:
+                yield f"/hooks/{event}", f"{event!r} is not a Claude Code hook event"
+            elif not isinstance(handlers, list):
+                yield f"/hooks/{event}", f"hooks.{event} should be a list of matchers"
+
+
+@rule("allowed-tools-unknown", "warning", formats=("skill-md",), family=CLAUDE_CODE,
+      peers={"agnix": "CC-SK-008"})
+def allowed_tools_unknown(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    ``allowed-tools`` names a tool Claude Code does not have (``List``, ``Shell``), so
+    the permission grants nothing. MCP tools (``mcp__server__tool``) are always accepted.
+    """
+    if dialect(doc) != "agent-skills":
+        return
+    for tool, pointer in _tools(doc):
+        name = tool.split("(", 1)[0]
+        if name not in TOOLS and not name.startswith("mcp__"):
+            yield pointer, f"allowed-tools names {name!r}, which is not a Claude Code tool"
+
+
+@rule("unrestricted-bash", "warning", formats=("skill-md",), family=CLAUDE_CODE, opt_in=True,
+      peers={"agnix": "CC-SK-007"})
+def unrestricted_bash(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    ``allowed-tools`` pre-approves ``Bash`` with no command pattern, so every shell
+    command runs without asking. Scope it: ``Bash(git:*) Bash(pytest:*)``.
+
+    Opt-in (``extend-select = ["unrestricted-bash"]``): many skills grant Bash on purpose.
+    """
+    for tool, pointer in _tools(doc):
+        if tool == "Bash":
+            yield pointer, "Bash is allowed without a command pattern; scope it, as Bash(git:*)"
+
+
+@rule("arguments-without-hint", "warning", formats=("skill-md",), family=CLAUDE_CODE,
+      peers={"agnix": "CC-SK-016"})
+def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The body uses ``$ARGUMENTS``, ``$ARGUMENTS[N]`` or ``$N`` outside code, but there is no
+    ``argument-hint``, so the ``/`` menu does not tell the user to pass anything.
+
+    ``$5.00`` and ``$10`` are amounts, not arguments.
+    """
+    data = doc.data or {}
+    if "argument-hint" in data or "$" not in doc.body:
+        return
+    blocks = fences(doc.body)
+    for found in _ARGUMENTS.finditer(doc.body):
+        if not in_fence(blocks, found.start()):
+            yield position(doc.body, doc.body_line, found.start()), (
+                f"the body uses {found.group()} but there is no argument-hint; add one, "
+                "such as argument-hint: [file]")
+            return
+
+
+@rule("side-effect-invocation", "warning", formats=("skill-md",), family=CLAUDE_CODE,
+      peers={"agnix": "CC-SK-006"})
+def side_effect_invocation(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A skill whose name says it acts on the world (``deploy``, ``release``, ``publish``,
+    ``push``, ``send``, ``delete``, ``migrate``...) and may run shell commands, without
+    ``disable-model-invocation: true``: the model may start it on its own.
+    """
+    data = doc.data or {}
+    name = data.get("name")
+    if (isinstance(name, str) and _SIDE_EFFECT.search(name)
+            and data.get("disable-model-invocation") is not True
+            and any(t.split("(")[0] == "Bash" for t, _ in _tools(doc))):
+        yield "/name", (f"{name!r} has side effects; add disable-model-invocation: true so "
+                        "that only the user starts it")

@@ -1,0 +1,118 @@
+"""Rules about how well a skill's name and description let an agent pick it."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from skillsite.linter.rules.context import Context, dialect, text_field
+from skillsite.linter.rules.registry import Finding, rule
+from skillsite.models import Document
+
+DESCRIPTION = "description"
+_TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|if|to|with|after|"
+                      r"before|during|on)|when (?:the )?(?:user|you|asked|working|a |an )|"
+                      r"trigger|invoke when|for (?:tasks|requests|questions) (?:that|about|"
+                      r"involving|like)|whenever|if the user|applies when)\b", re.IGNORECASE)
+_TAG = re.compile(r"<[A-Za-z/!][^>]*>")
+_RESERVED = re.compile(r"(?:^|-)(claude|anthropic)(?:-|$)")
+
+
+def _description(doc: Document) -> str | None:
+    return text_field(doc, "description") if dialect(doc) != "mini-a" else None
+
+
+@rule("description-trigger", "warning", formats=("skill-md",), family=DESCRIPTION,
+      peers={"agnix": "AS-020", "skillsaw": "agentskill-description"})
+def description_trigger(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The description says what the skill does but not when to use it.
+
+    The Agent Skills specification asks for both: agents choose a skill from its
+    description alone. Say when, with a trigger such as "Use when ...", "Use for ...",
+    "when the user asks ...". Claude Code's ``when_to_use`` field counts as the trigger.
+    Descriptions of fewer than eight words are too short to judge and are left alone.
+
+    Passing example::
+
+        description: Fills PDF forms. Use when a form must be filled.
+    """
+    text = _description(doc)
+    if (text and len(text.split()) >= 8 and not _TRIGGER.search(text)
+            and not text_field(doc, "when_to_use")):
+        yield "/description", ("description does not say when to use the skill; add a "
+                               "trigger such as 'Use when ...'")
+
+
+@rule("description-markup", "warning", formats=("skill-md",), family=DESCRIPTION,
+      peers={"agnix": "AS-009, CC-SK-031"})
+def description_markup(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The name or description holds an XML or HTML tag (``<tool>``, ``</b>``).
+
+    Anthropic's skill API rejects XML tags in both fields, and the description is pasted
+    into the agent's system prompt, where a tag can open a block that was never meant.
+    """
+    for field in ("name", "description"):
+        value = text_field(doc, field)
+        found = _TAG.search(value) if value and "<" in value else None
+        if found:
+            yield f"/{field}", (f"{field} contains the tag {found.group()!r}; describe it "
+                                "in words instead")
+
+
+@rule("name-reserved-word", "warning", formats=("skill-md",), family=DESCRIPTION,
+      peers={"agnix": "CC-SK-030", "skillsaw": "agentskill-name"})
+def name_reserved_word(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The name uses a reserved word, ``claude`` or ``anthropic``, as one of its parts.
+
+    Anthropic's skill API rejects such names. The description is not checked: "Use with
+    the Claude API" is a legitimate description, and Anthropic's rule is on the name.
+    """
+    name = text_field(doc, "name")
+    found = _RESERVED.search(name) if name else None
+    if found:
+        yield "/name", (f"name {name!r} uses the reserved word {found.group(1)!r}; "
+                        "pick another name")
+
+
+@rule("description-restates-name", "warning", formats=("skill-md",), family=DESCRIPTION,
+      peers={"skillsaw": "agentskill-description"})
+def description_restates_name(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The description only repeats the name ("pdf-tools: PDF tools"), so it tells the agent
+    nothing the name did not.
+    """
+    name, text = text_field(doc, "name"), _description(doc)
+    if not name or not text:
+        return
+    words = set(re.findall(r"[a-z0-9]+", text.lower())) - {"a", "an", "the", "skill", "for",
+                                                            "tool", "tools", "and"}
+    if words and words <= set(re.findall(r"[a-z0-9]+", name.lower())):
+        yield "/description", ("description only restates the name; say what the skill "
+                               "does and when to use it")
+
+
+@rule("description-keyword-stuffing", "warning", formats=("skill-md",), family=DESCRIPTION)
+def description_keyword_stuffing(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    The description is a list of keywords rather than sentences: ten or more
+    comma-separated fragments of one or two words (at least 80 % of its fragments) and no
+    sentence of six words, or one word that is a quarter of all its words (six times at
+    least). A sentence that ends in a list of languages is fine.
+
+    Stuffed descriptions win the agent's attention for requests the skill cannot serve.
+    """
+    text = _description(doc)
+    if not text:
+        return
+    parts = [p.strip() for p in re.split(r"[,;|]", text) if p.strip()]
+    short = sum(1 for p in parts if len(p.split()) <= 2)
+    words = re.findall(r"[a-z]{4,}", text.lower())
+    top = max((words.count(w) for w in set(words)), default=0)
+    sentence = any(len(chunk.split()) >= 6 and "," not in chunk
+                   for chunk in re.split(r"[.!?:]", text))
+    listed = short >= 10 and short >= 0.8 * len(parts) and not sentence
+    if listed or (top >= 6 and top >= 0.25 * len(words)):
+        yield "/description", ("description reads as a keyword list; write one or two "
+                               "sentences instead")

@@ -1,0 +1,134 @@
+"""Rules about how the Markdown of a skill is written: fences, XML tags, leftovers, white
+space."""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from skillsite.linter.fences import fences, in_fence
+from skillsite.linter.links import position
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.registry import Finding, rule
+from skillsite.models import Document
+
+MARKUP = ("skill-md", "virtual")
+_TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
+_LEFTOVER = re.compile(r"^[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
+                       r"(?=[:(]|[ \t]*$)", re.MULTILINE)
+_BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
+_BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
+_BLOCK_TAG = re.compile(r"^[ \t]*<([a-z][a-z0-9_-]*)>[ \t]*$|</([a-z][a-z0-9_-]*)>", re.MULTILINE)
+_VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "source", "area"})
+
+
+@rule("unclosed-fence", "warning", formats=MARKUP, family="body", fixable=True,
+      peers={"skillsaw": "content-unclosed-fence"})
+def unclosed_fence(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A fenced code block is never closed, so the rest of the file renders as code and the
+    agent reads instructions as an example.
+
+    Fences follow CommonMark: a block opened with ```` ```python ```` closes only on a line
+    of at least as many backticks and nothing else. ``skillsite fix`` appends the
+    missing fence when the block runs to the end of the file.
+    """
+    blocks = fences(doc.body)
+    if blocks and not blocks[-1].closed:
+        start = blocks[-1].start
+        column = len(doc.body[start:].split("\n", 1)[0]) - len(
+            doc.body[start:].split("\n", 1)[0].lstrip()) + 1
+        line = position(doc.body, doc.body_line, start)[0]
+        yield (line, column), (f"code block opened with {blocks[-1].marker} is never "
+                               "closed; add a closing fence")
+
+
+@rule("unclosed-xml-tag", "warning", formats=MARKUP, family="body",
+      peers={"agnix": "XML-001"})
+def unclosed_xml_tag(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A block-level XML tag such as ``<example>`` opens a line and is never closed.
+
+    Prompts use such tags to fence off examples and context; an unclosed one swallows the
+    rest of the instructions. Only a tag alone on its line, without attributes, opens a
+    block, so placeholders like ``run <file>`` in a sentence, HTML void elements and
+    anything in code stay silent.
+    """
+    body = doc.body
+    if "<" not in body:
+        return
+    blocks = fences(body)
+    open_tags: dict[str, list[int]] = {}
+    for found in _BLOCK_TAG.finditer(body):
+        opening, closing = found.groups()
+        name = opening or closing
+        if name in _VOID or in_fence(blocks, found.start()):
+            continue
+        stack = open_tags.setdefault(name, [])
+        if opening:
+            stack.append(found.start(1) - 1)
+        elif stack:
+            stack.pop()
+    for name, stack in sorted(open_tags.items()):
+        for offset in stack:
+            yield position(body, doc.body_line, offset), (
+                f"<{name}> is never closed; add </{name}> where it ends")
+
+
+@rule("leftover-placeholder", "warning", formats=MARKUP, family="body",
+      peers={"agnix": "AS-027", "skillsaw": "content-placeholder-text"})
+def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A leftover from writing the skill: a ``TODO:``, ``FIXME``, ``TBD`` or ``XXX`` that
+    starts a line or list item, or a template blank such as ``[Describe what it does]``.
+
+    Mentions inside a sentence ("look for TODO comments") and anything in code are not
+    leftovers.
+    """
+    body = doc.body
+    found = []
+    if any(marker in body for marker in ("TODO", "FIXME", "TBD", "XXX")):
+        found += [(m.start(1), m.group(1)) for m in _LEFTOVER.finditer(body)]
+    if any(marker in body for marker in _BLANK_MARKERS):
+        found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
+    blocks = fences(body) if found else []
+    for at, what in sorted(found):
+        if not in_fence(blocks, at):
+            yield position(body, doc.body_line, at), f"{what} left in the skill; finish or remove it"
+
+
+@rule("trailing-whitespace", "warning", formats=("skill-md",), family="body", fixable=True)
+def trailing_whitespace(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    Lines of text end in spaces or tabs: in the front matter, or in the body outside code
+    blocks. Blank lines are left alone, and two or more spaces after text are a Markdown
+    line break and are kept. One finding per
+    file, at the first such line; ``skillsite fix`` removes them all.
+    """
+    text = doc.derived.get("text", "")
+    if " \n" not in text and "\t\n" not in text and not text.endswith((" ", "\t")):
+        return
+    lines = trailing_lines(text, doc.body_line)
+    if lines:
+        first, column = lines[0]
+        more = f" (and {len(lines) - 1} more lines)" if len(lines) > 1 else ""
+        yield (first, column), f"line ends in white space{more}; run skillsite fix"
+
+
+def trailing_lines(text: str, body_line: int) -> list[tuple[int, int]]:
+    """(line, column) where trailing white space starts, on the lines the rule reports."""
+    body_start = sum(len(line) + 1 for line in text.split("\n")[:body_line - 1])
+    blocks = fences(text[body_start:])
+    found = []
+    for match in _TRAILING.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        line_start = text.rfind("\n", 0, match.start()) + 1
+        before = text[line_start:match.start()]
+        if not before.strip() or before == "---":
+            continue  # blank lines and the front matter's fences carry nothing
+        if line >= body_line:
+            if in_fence(blocks, match.start() - body_start):
+                continue
+            if before.strip() and match.group().startswith("  ") and "\t" not in match.group():
+                continue  # a Markdown hard line break
+        found.append((line, match.start() - line_start + 1))
+    return found

@@ -1,0 +1,275 @@
+"""Scanners for what a skill's text may hide or do: invisible characters, instructions in
+comments and link titles, encoded blobs, remote code piped into a shell, dynamic context,
+unpinned package runners and prompt-override phrases.
+
+Each scanner takes a text and yields ``(offset, message)``; none of them runs anything.
+They are cheap when there is nothing to find: each first looks for a literal marker.
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Iterator
+
+from skillsite.linter.fences import Fence, fences, in_fence
+from skillsite.linter.secrets import entropy, lower
+
+Found = Iterator[tuple[int, str]]
+
+
+_BIDI = {chr(c) for c in (*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F,
+                          0x061C)}
+_INVISIBLE = {chr(c) for c in (0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0x2063,
+                               0x2064, 0xFEFF, 0x180E, 0x00AD)}
+
+
+def invisible_unicode(text: str) -> Found:
+    """Bidirectional controls (Trojan Source), tag characters and zero-width characters;
+    a zero-width joiner between two non-ASCII characters is part of an emoji, and a
+    byte-order mark at the very start is an encoding signature, not hidden text."""
+    if text.isascii():
+        return
+    for offset, char in enumerate(text):
+        if char.isascii():
+            continue
+        code = ord(char)
+        if char in _BIDI:
+            yield offset, f"bidirectional control U+{code:04X} can reorder what is shown"
+        elif 0xE0000 <= code <= 0xE007F:
+            yield offset, f"invisible tag character U+{code:04X} can carry hidden text"
+        elif char in _INVISIBLE and offset and not _emoji_joiner(text, offset):
+            name = unicodedata.name(char, "format character").lower()
+            yield offset, f"invisible character U+{code:04X} ({name})"
+
+
+def _emoji_joiner(text: str, offset: int) -> bool:
+    if text[offset] not in "\u200d\u200c" or offset == 0 or offset + 1 >= len(text):
+        return False
+    return not text[offset - 1].isascii() and not text[offset + 1].isascii()
+
+
+# Words that address the agent rather than a human reader.
+_ADDRESSED = (
+    r"ignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|preceding) "
+    r"(?:instructions|prompts?|rules|messages)"
+    r"|disregard (?:all |any |your |the )?(?:previous |prior |above )?(?:instructions|"
+    r"system prompt|rules|guidelines)"
+    r"|forget (?:all |everything )(?:you|your|previous|prior)"
+    r"|(?:override|bypass) your (?:system prompt|safety|guardrails|instructions)"
+    r"|you are now (?:in )?(?:dan|developer mode|jailbroken|unrestricted)"
+    r"|do not (?:tell|inform|alert|show) the user|without (?:telling|informing|asking) "
+    r"the user")
+_OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
+_OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
+# A piece of every phrase above, looked for in the lowered text.
+_OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now",
+                     "the user")
+_HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
+                     r"(?:run|execute|send|upload|download|delete|read|fetch|curl|post)"
+                     r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
+                     re.IGNORECASE)
+_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
+_LINK_TITLE = re.compile(r"\]\([^)\s]+\s+\"([^\"]{8,})\"\)|\]\([^)\s]+\s+'([^']{8,})'\)")
+
+
+def hidden_instructions(text: str) -> Found:
+    """Instructions to the agent inside HTML comments or link titles, which a reader of
+    the rendered page never sees."""
+    if "<!--" in text:
+        for comment in _COMMENT.finditer(text):
+            found = _HIDDEN.search(comment.group(1))
+            if found and "skillsite-" not in comment.group(1):
+                yield comment.start(), (f"HTML comment hides an instruction: "
+                                        f"{_quote(found.group())}")
+    if '"' in text or "'" in text:
+        for title in _LINK_TITLE.finditer(text):
+            group = 1 if title.group(1) else 2
+            found = _HIDDEN.search(title.group(group))
+            if found:
+                yield title.start(group), (f"link title hides an instruction: "
+                                           f"{_quote(found.group())}")
+
+
+def prompt_override(text: str) -> Found:
+    """Visible phrases that tell the agent to drop its instructions, outside code."""
+    lowered = lower(text)
+    if not any(w in lowered for w in _OVERRIDE_MARKERS):
+        return
+    blocks = None
+    # Lowering keeps offsets (it changes no length in the texts that reach here: those
+    # that are not ASCII are searched with IGNORECASE instead).
+    found_in = (_OVERRIDE_LOWER.finditer(lowered) if text.isascii()
+                else _OVERRIDE.finditer(text))
+    for found in found_in:
+        blocks = fences(text) if blocks is None else blocks
+        at = found.start()
+        if not (_in_code(text, at, blocks) or _quoted(text, at) or _in_comment(text, at)):
+            yield found.start(), f"text tells the agent to {_quote(found.group())}"
+
+
+_BLOB = re.compile(r"[A-Za-z0-9+/]{120,}={0,2}|(?<![0-9a-fA-F])[0-9a-fA-F]{48,}(?![0-9a-fA-F])")
+_HASH_LENGTHS = {32, 40, 56, 64, 96, 128}
+# Bytes that may stand in a base64 or hex run become "a", every other byte a space.
+_BLOB_CHARS = bytes(0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/")
+                    else 0x20 for b in range(256))
+_RUN_OF_48 = b"a" * 48
+_SRI = re.compile(r"sha(?:256|384|512)-$")
+
+
+def encoded_blobs(text: str) -> Found:
+    """Long base64 or hex runs that could hide a payload; hashes and checksums (hex of
+    a digest's length), data URIs of images and integrity attributes are not payloads."""
+    if _RUN_OF_48 not in text.encode("utf-8", "replace").translate(_BLOB_CHARS):
+        return  # no run of 48 blob characters: one C-speed pass settles most texts
+    position = 0
+    for token in text.split():
+        if len(token) < 48:
+            continue
+        position = text.find(token, position)
+        for found in _BLOB.finditer(token):
+            message = _blob_message(found.group(), text[max(position - 24, 0):position]
+                                    + token[:found.start()])
+            if message:
+                yield position + found.start(), message
+        position += len(token)
+
+
+def _blob_message(blob: str, before: str) -> str | None:
+    if all(c in "0123456789abcdefABCDEF" for c in blob):
+        if len(blob) in _HASH_LENGTHS or len(blob) % 2:
+            return None
+        kind = "hex"
+    else:
+        before = before.lower()
+        if ("base64," in before or _SRI.search(before) or entropy(blob) < 4.5
+                or "///" in blob):
+            return None
+        kind = "base64"
+    return f"{len(blob)}-character {kind} blob; say what it is or remove it"
+
+
+_PIPE = re.compile(
+    r"\b(?:curl|wget)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh\b"
+    r"|\b(?:iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^\n|;]*\|\s*(?:iex|Invoke-Expression)\b"
+    r"|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
+    r"|\b(?:iex|Invoke-Expression)\b[^\n]*\b(?:iwr|irm|Invoke-WebRequest|DownloadString)\b",
+    re.IGNORECASE)
+
+
+def pipe_to_shell(text: str) -> Found:
+    """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
+    ``iwr ... | iex``, ``bash <(curl ...)``."""
+    lowered = lower(text)
+    if not any(w in lowered for w in ("curl", "wget", "iwr", "irm", "invoke-")):
+        return
+    for found in _PIPE.finditer(text):
+        yield found.start(), (f"{_quote(found.group())} runs code fetched from the network "
+                              "unseen; download it, check it, then run it")
+
+
+_DYNAMIC = re.compile(r"(?<![\w`])!`([^`\n]+)`")
+
+
+def dynamic_context(text: str) -> Found:
+    """Claude Code's ``!`command``` runs the command when the skill loads, before the
+    model or the user sees its output. Examples inside code blocks are not run."""
+    if "!`" not in text:
+        return
+    blocks = fences(text)
+    for found in _DYNAMIC.finditer(text):
+        if not in_fence(blocks, found.start()):
+            yield found.start(), (f"!`{found.group(1)}` runs a command when the skill "
+                                  "loads; make sure it is read-only and expected")
+
+
+# In command position: at the start of a line (after a prompt) or of a code span, or after
+# a shell operator; so "echo 'uvx not found'" and prose are not commands.
+_RUNNER = re.compile(r"(?:^|(?<=[`;|&\n])|(?<=\$\()|(?<=\$ )|(?<=> ))[ \t]*(?:sudo[ \t]+)?"
+                     r"(npx|uvx|bunx|pipx run|pnpm dlx)(?=[ \t])")
+_PINNED = re.compile(r"@(?!latest\b)v?\d|==|@[0-9a-f]{7,}")
+_PACKAGE = re.compile(r"^[@a-z0-9][\w@./:=~^-]*$")
+_VALUE_OPTIONS = {"--from", "--spec", "--package", "-p", "--with", "--python"}
+
+
+def unpinned_runners(text: str, *, markdown: bool) -> Found:
+    """``npx pkg``, ``uvx pkg`` or ``pipx run pkg`` without a version: it runs whatever
+    the registry serves that day. In Markdown only code (blocks and spans) is read, so
+    prose such as "use npx to run it" is not a command; ``npx jest`` without ``--yes``
+    runs the project's own install and is not reported."""
+    if not any(w in text for w in ("npx", "uvx", "pipx run", "bunx", "dlx")):
+        return
+    blocks = fences(text) if markdown else []
+    for found in _RUNNER.finditer(text):
+        if markdown and not _in_code(text, found.start(), blocks):
+            continue
+        line_end = text.find("\n", found.end())
+        words = text[found.end():line_end if line_end >= 0 else len(text)].split()
+        package, spec = _package(words)
+        if _local_tool(found.group(1), package, words):
+            continue
+        if package and not _PINNED.search(spec or package):
+            runner = found.group(1)
+            yield found.start(), (f"{runner} {package} runs an unpinned package; pin a "
+                                  f"version, such as {runner} {_pin_example(runner, package)}")
+
+
+#: A project's own dev tools: ``npx jest`` runs the local install (npx fetches nothing
+#: unless the tool is missing, and then asks first unless given ``--yes``).
+_LOCAL_TOOLS = frozenset({
+    "jest", "tsc", "eslint", "prettier", "vitest", "mocha", "playwright", "ts-node", "tsx",
+    "webpack", "vite", "next", "hardhat", "nx", "turbo", "lerna", "tailwindcss", "cypress",
+    "husky", "lint-staged", "stylelint", "babel", "rollup", "esbuild", "c8", "nyc", "astro",
+    "nuxt", "expo", "svelte-kit", "ava", "tap", "karma", "truffle", "solhint"})
+
+
+def _local_tool(runner: str, package: str | None, words: list[str]) -> bool:
+    return (runner in ("npx", "bunx") and package in _LOCAL_TOOLS
+            and not {"-y", "--yes"} & set(words))
+
+
+def _package(words: list[str]) -> tuple[str | None, str | None]:
+    """The package a runner's arguments name, and the spec given by ``--from`` and kin."""
+    spec, index = None, 0
+    while index < len(words):
+        word = words[index].strip("'\"`").rstrip(")")
+        if word.startswith("-"):
+            name, _, value = word.partition("=")
+            if name in _VALUE_OPTIONS:
+                if not value and index + 1 < len(words):
+                    index += 1
+                    value = words[index].strip("'\"`")
+                spec = spec or value
+            index += 1
+            continue
+        return (word if _PACKAGE.match(word) and word[-1] not in ".:," else None), spec
+    return None, spec
+
+
+def _pin_example(runner: str, package: str) -> str:
+    if "@" in package[1:]:
+        return package
+    return f"{package}==1.2.3" if runner == "pipx run" else f"{package}@1.2.3"
+
+
+def _in_code(text: str, offset: int, blocks: list[Fence]) -> bool:
+    if in_fence(blocks, offset):
+        return True
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("`", line_start, offset) % 2 == 1
+
+
+def _in_comment(text: str, offset: int) -> bool:
+    """Inside an HTML comment (which :func:`hidden_instructions` reports)."""
+    return text.rfind("<!--", 0, offset) > text.rfind("-->", 0, offset)
+
+
+def _quoted(text: str, offset: int) -> bool:
+    """Inside double quotes on its line: a phrase cited as an example, not said."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    before = text[line_start:offset]
+    return before.count('"') % 2 == 1 or before.count("\u201c") > before.count("\u201d")
+
+
+def _quote(fragment: str) -> str:
+    fragment = " ".join(fragment.split())
+    return f"'{fragment[:60]}{'...' if len(fragment) > 60 else ''}'"

@@ -1,0 +1,112 @@
+"""Secrets in free text (a body, a script): a known token shape, or a value assigned to a
+secret-named key, kept only when it is random enough and is not a documented placeholder.
+
+The gates exist because real skills are full of examples: AWS's own
+``AKIAIOSFODNN7EXAMPLE``, ``sk-...``, ``<your-token>``, ``${API_KEY}``, ``xxxx``. A
+candidate is reported only when its Shannon entropy reaches :data:`MIN_ENTROPY` bits per
+character (placeholders and words stay well below) and it holds none of the placeholder
+markers.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Iterator
+
+MIN_ENTROPY = 3.0
+#: ``text.lower()``, computed once per text for every scanner that looks for words (a str
+#: caches its hash, so a repeated lookup costs next to nothing).
+lower = lru_cache(maxsize=16)(str.lower)
+#: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
+#: texts cost one substring search per shape.
+_KNOWN = [
+    ("AKIA", r"AKIA[0-9A-Z]{16}(?![0-9A-Z])", "an AWS access key"),
+    ("gh", r"gh[pousr]_[A-Za-z0-9]{36,}", "a GitHub token"),
+    ("github_pat_", r"github_pat_[A-Za-z0-9_]{40,}", "a GitHub token"),
+    ("glpat-", r"glpat-[A-Za-z0-9_-]{20,}", "a GitLab token"),
+    ("xox", r"xox[abprs]-[A-Za-z0-9-]{20,}", "a Slack token"),
+    ("sk-", r"sk-(?:ant-|proj-|live-)?[A-Za-z0-9_-]{32,}", "an API secret key"),
+    ("k_live_", r"[rs]k_live_[A-Za-z0-9]{20,}", "a Stripe key"),
+    ("AIza", r"AIza[0-9A-Za-z_-]{35}(?![0-9A-Za-z_-])", "a Google API key"),
+    ("PRIVATE KEY", r"-----BEGIN (?:RSA |EC |OPENSSH |DSA |PGP )?PRIVATE KEY-----",
+     "a private key"),
+]
+_KNOWN_RES = [(marker, re.compile(pattern), what) for marker, pattern, what in _KNOWN]
+_GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+# key = "value" / key: value / KEY=value. The regex starts at the separator, which is
+# rare, and the key name before it is then checked against _SECRET_NAME.
+_ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
+_NAME_MARKERS = ("key", "secret", "token", "passw")  # looked for in the lowered text
+_KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
+_SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
+                          r"access[_-]?token|auth[_-]?token|token|password|passwd|"
+                          r"client[_-]?secret|private[_-]?key)$")
+#: Documented placeholders and the words examples use.
+_PLACEHOLDER = re.compile(
+    r"(?i)example|sample|dummy|placeholder|your|changeme|redacted|xxxx|\*\*\*|\.\.\.|"
+    r"<[^>]*>|\$\{?[A-Z_]|test|fake|secret_here|replace|0{6}|1234|abcd|password|passwd|token|"
+    r"secret|apikey|api_key")
+
+
+def entropy(value: str) -> float:
+    """Shannon entropy of ``value``, in bits per character."""
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def is_placeholder(value: str) -> bool:
+    return _PLACEHOLDER.search(value) is not None or entropy(value) < MIN_ENTROPY
+
+
+def find_secrets(text: str) -> Iterator[tuple[int, str]]:
+    """``(offset, what)`` for each likely secret in ``text``; a line that says "example"
+    shows one, it does not leak one."""
+    for offset, what in _candidates(text):
+        line_start = text.rfind("\n", 0, offset) + 1
+        line_end = text.find("\n", offset)
+        if "example" not in text[line_start:line_end if line_end >= 0 else None].lower():
+            yield offset, what
+
+
+def _candidates(text: str) -> Iterator[tuple[int, str]]:
+    for marker, pattern, what in _KNOWN_RES:
+        if marker not in text or (marker == "gh" and not any(p in text
+                                                            for p in _GITHUB_PREFIXES)):
+            continue
+        for found in pattern.finditer(text):
+            if found.start() and (text[found.start() - 1].isalnum()):
+                continue  # inside a longer word
+            value = found.group()
+            if what == "a private key":
+                value = text[found.end():found.end() + 200].strip().split("\n", 1)[0]
+            if len(value) >= 20 and not is_placeholder(value):
+                yield found.start(), what
+    lowered = lower(text)
+    if not any(name in lowered for name in _NAME_MARKERS):
+        return
+    for found in _ASSIGNED.finditer(text):
+        value = found.group(1)
+        if _code(value, text[found.end():found.end() + 1]):
+            continue  # an expression (Curve25519.KeyAgreement.PrivateKey()), not a literal
+        if _mixed(value) and _secret_name(text, found) and not is_placeholder(value):
+            yield found.start(1), "a secret assigned to a secret-named key"
+
+
+def _secret_name(text: str, found: re.Match[str]) -> bool:
+    start = found.start()
+    key = _KEY_END.search(text, max(start - 60, 0), start)
+    return key is not None and _SECRET_NAME.match(key.group(1)) is not None
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
+
+
+def _code(value: str, after: str) -> bool:
+    return after == "(" or _DOTTED.fullmatch(value) is not None
+
+
+def _mixed(value: str) -> bool:
+    """Letters and digits both: generated secrets mix them, words and paths rarely do."""
+    return any(c.isdigit() for c in value) and any(c.isalpha() for c in value)

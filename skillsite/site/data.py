@@ -1,0 +1,139 @@
+"""What the site knows of each skill, read from the ``dist/`` being built (catalog.json,
+graph.json and the content store), never from the builder."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillsite.linter.rules.context import dialect
+from skillsite.models import Document, Problem, Source
+from skillsite.store.content import ContentStore
+
+#: Front-matter keys that mark the Claude Code dialect of SKILL.md.
+CLAUDE_FIELDS = ("user-invocable", "disable-model-invocation", "argument-hint", "model",
+                 "when_to_use", "context", "agent", "hooks")
+#: Related skills shown per page (by shared tags).
+MAX_RELATED = 8
+_SAFE_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,99}$")
+
+
+@dataclass
+class SiteSkill:
+    name: str
+    slug: str
+    description: str
+    format: str
+    dialect: str
+    path: str                         # the skill's file, relative to the corpus root
+    sha256: str
+    tags: list[str]
+    version: str | None
+    title: str
+    metadata: dict[str, Any]
+    files: list[str]                  # supporting files, relative to the corpus root
+    changed: int = 0                  # the file's mtime, seconds since the epoch
+    headings: list[str] = field(default_factory=list)
+    depends_on: list[str] = field(default_factory=list)   # names that exist
+    unresolved: list[str] = field(default_factory=list)   # depends_on that name nothing
+    dependents: list[str] = field(default_factory=list)
+    links_to: list[str] = field(default_factory=list)
+    linked_from: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def folder(self) -> str:
+        return posixpath.dirname(self.path)
+
+
+def slug_of(name: str) -> str:
+    """A URL and file-name safe, unique, stable name for a skill's page."""
+    if _SAFE_SLUG.match(name):
+        return name
+    readable = re.sub(r"[^a-z0-9_-]+", "-", name.lower()).strip("-_")[:40] or "skill"
+    return f"{readable}-{hashlib.sha1(name.encode('utf-8')).hexdigest()[:10]}"
+
+
+def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSkill]:
+    """Every skill in ``dist`` (sorted by name) with its neighbours and problems."""
+    catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))["skills"]
+    skills: dict[str, SiteSkill] = {}
+    with ContentStore(dist / "content") as store:
+        for record in catalog:
+            meta = store.meta(record["name"]) or {}
+            skills[record["name"]] = _skill(record, meta, store.files(record["name"]), root)
+    _connect(skills, json.loads((dist / "graph.json").read_text(encoding="utf-8")))
+    by_path: dict[str, list[Problem]] = defaultdict(list)
+    for problem in problems:
+        by_path[problem.path].append(problem)
+    for skill in skills.values():
+        skill.problems = by_path.get(skill.path, [])
+    return [skills[name] for name in sorted(skills)]
+
+
+def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
+           root: Path) -> SiteSkill:
+    found = meta.get("metadata")
+    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
+    try:
+        changed = int(os.stat(root / record["path"]).st_mtime)
+    except OSError:
+        changed = 0
+    return SiteSkill(
+        name=record["name"], slug=slug_of(record["name"]), description=record["description"],
+        format=record["format"], dialect=dialect_of(record["format"], metadata),
+        path=record["path"], sha256=record["sha256"], tags=list(record["tags"]),
+        version=record.get("version"), title=str(meta.get("title") or record["name"]),
+        metadata=metadata, files=files, changed=changed,
+        headings=[str(h) for h in meta.get("headings") or []])
+
+
+def dialect_of(kind: str, metadata: dict[str, Any]) -> str:
+    """The SKILL.md dialect a skill's fields show (the linter's evidence, and Claude
+    Code's own fields), or its format for other formats."""
+    if kind != "skill-md":
+        return kind
+    found = dialect(Document(Source(Path("SKILL.md"), Path("."), kind), metadata))
+    if found == "agent-skills" and any(k in metadata for k in CLAUDE_FIELDS):
+        return "claude-code"
+    return found
+
+
+def _connect(skills: dict[str, SiteSkill], graph: dict[str, Any]) -> None:
+    tagged: dict[str, list[str]] = defaultdict(list)
+    for edge in graph.get("edges", ()):
+        source, target, kind = edge["source"], edge["target"], edge["type"]
+        if source not in skills:
+            continue
+        if kind == "tag":
+            tagged[target].append(source)
+        elif target in skills and kind == "depends_on":
+            skills[source].depends_on.append(target)
+            skills[target].dependents.append(source)
+        elif target in skills and kind == "link":
+            skills[source].links_to.append(target)
+            skills[target].linked_from.append(source)
+    for ref in graph.get("unresolved", ()):
+        if ref.get("source") in skills:
+            skills[ref["source"]].unresolved.append(str(ref.get("ref")))
+    for skill in skills.values():
+        skill.related = _related(skill, tagged)
+
+
+def _related(skill: SiteSkill, tagged: dict[str, list[str]]) -> list[str]:
+    """Skills that share the most tags with ``skill``; tags shared by very many skills
+    say little, so the smallest tags are looked at first."""
+    shared: dict[str, int] = defaultdict(int)
+    for tag in sorted((f"tag:{t}" for t in skill.tags), key=lambda t: len(tagged[t])):
+        for other in tagged[tag][:200]:
+            if other != skill.name:
+                shared[other] += 1
+    ranked = sorted(shared, key=lambda name: (-shared[name], name))
+    return ranked[:MAX_RELATED]

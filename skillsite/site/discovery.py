@@ -1,0 +1,128 @@
+"""``/.well-known/agent-skills/index.json``, per the Agent Skills Discovery RFC v0.2.0.
+
+Every skill whose name the RFC accepts is listed with ``name``, ``type``, ``description``,
+``url`` (relative to the index) and ``digest`` (``sha256:`` and 64 lowercase hex digits over
+the served bytes). A skill that is only a SKILL.md is served as that file (``skill-md``);
+one with supporting files as a ``.tar.gz`` with SKILL.md at its root (``archive``).
+Skills in other formats are served as a generated SKILL.md (:mod:`skillsite.site.skill_md`).
+Archives are reproducible: sorted entries, fixed dates, owners and modes, no links.
+"""
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from skillsite.site.data import SiteSkill
+from skillsite.site.files import read_inside
+from skillsite.site.writing import write_if_changed
+
+SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+INDEX_DIR = ".well-known/agent-skills"
+MAX_DESCRIPTION = 1024
+MAX_ARCHIVE_FILES = 1000
+MAX_ARCHIVE_BYTES = 50 * 1024 * 1024
+#: 1980-01-01, the earliest date every archive format can hold.
+FIXED_MTIME = 315532800
+_NAME = re.compile(r"^(?!.*--)[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$")
+
+
+@dataclass(frozen=True)
+class Artifact:
+    name: str
+    type: str            # skill-md or archive
+    url: str             # relative to the index
+    data: bytes
+
+
+def publishable(name: str) -> bool:
+    return bool(_NAME.match(name))
+
+
+def artifact_url(skill: SiteSkill) -> str:
+    """Where the skill's artifact is served, relative to the site root ("" if nowhere)."""
+    if not publishable(skill.name):
+        return ""
+    kind = "archive" if _archived(skill) else "skill-md"
+    return f"{INDEX_DIR}/{_relative(skill.name, kind)}"
+
+
+def _archived(skill: SiteSkill) -> bool:
+    return skill.format in ("skill-md", "skill-json") and bool(skill.files)
+
+
+def _relative(name: str, kind: str) -> str:
+    return f"{name}.tar.gz" if kind == "archive" else f"{name}/SKILL.md"
+
+
+def make_artifact(skill: SiteSkill, skill_md: bytes, root: Path) -> Artifact | None:
+    """The served artifact of ``skill``, whose SKILL.md is ``skill_md``."""
+    if not publishable(skill.name):
+        return None
+    if not _archived(skill):
+        return Artifact(skill.name, "skill-md", _relative(skill.name, "skill-md"), skill_md)
+    members = {"SKILL.md": skill_md}
+    real_root = os.path.realpath(root)
+    start = len(skill.folder) + 1 if skill.folder else 0
+    for path in skill.files:
+        inside = path[start:]
+        if inside == "SKILL.md" or ".." in inside.split("/") or inside.startswith("/"):
+            continue
+        data = read_inside(real_root, path)
+        if data is not None:
+            members[inside] = data
+    if skill.format == "skill-json":
+        own = read_inside(real_root, skill.path)
+        if own is not None:
+            members[os.path.basename(skill.path)] = own
+    if len(members) > MAX_ARCHIVE_FILES or sum(map(len, members.values())) > MAX_ARCHIVE_BYTES:
+        return None
+    return Artifact(skill.name, "archive", _relative(skill.name, "archive"),
+                    reproducible_tar_gz(members))
+
+
+def reproducible_tar_gz(members: dict[str, bytes]) -> bytes:
+    """A .tar.gz of ``members`` that is byte-identical for the same members."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for name in sorted(members):
+            info = tarfile.TarInfo(name)
+            info.size = len(members[name])
+            info.mtime = FIXED_MTIME
+            info.mode = 0o644
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            tar.addfile(info, io.BytesIO(members[name]))
+    packed = io.BytesIO()
+    with gzip.GzipFile(filename="", fileobj=packed, mode="wb", mtime=0,
+                       compresslevel=9) as gz:
+        gz.write(raw.getvalue())
+    return packed.getvalue()
+
+
+def digest(data: bytes) -> str:
+    return "sha256:" + hashlib.sha256(data).hexdigest()
+
+
+def entry(skill: SiteSkill, kind: str, url: str, data_digest: str) -> dict[str, str]:
+    return {"name": skill.name, "type": kind,
+            "description": skill.description[:MAX_DESCRIPTION],
+            "url": url, "digest": data_digest}
+
+
+def write_artifact(site: Path, artifact: Artifact) -> str:
+    """Write the artifact under the index folder; returns its digest."""
+    write_if_changed(site / INDEX_DIR / artifact.url, artifact.data)
+    return digest(artifact.data)
+
+
+def write_index(site: Path, entries: list[dict[str, str]]) -> None:
+    document = {"$schema": SCHEMA, "skills": sorted(entries, key=lambda e: e["name"])}
+    write_if_changed(site / INDEX_DIR / "index.json",
+                     json.dumps(document, ensure_ascii=False, indent=1) + "\n")

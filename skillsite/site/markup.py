@@ -1,0 +1,63 @@
+"""Small HTML pieces for the pages skillsite writes. Every value is escaped here."""
+from __future__ import annotations
+
+import json
+import posixpath
+from typing import Iterable, Sequence
+
+from skillsite.site.sanitize import attr, markdown_text, text
+
+
+def href(from_dir: str, to_dir: str) -> str:
+    """A relative URL from the page at ``from_dir/`` to the page at ``to_dir/`` (both
+    relative to the site root; "" is the home page)."""
+    relative = posixpath.relpath(to_dir or ".", from_dir or ".")
+    return "./" if relative == "." else relative + "/"
+
+
+def link(url: str, label: object) -> str:
+    return f'<a href="{attr(url)}">{text(label)}</a>'
+
+
+def badge(kind: str, value: object) -> str:
+    return (f'<span class="skillsite-badge skillsite-badge--{attr(kind)}" '
+            f'title="{attr(kind)}">{text(kind)}: {text(value)}</span>')
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
+          row_data: Iterable[dict[str, str]] | None = None) -> str:
+    """A table whose cells are already HTML; ``row_data`` adds data-* attributes. It has
+    no class, so Material styles it; the block around it carries skillsite's classes."""
+    head = "".join(f"<th>{text(h)}</th>" for h in headers)
+    data = list(row_data) if row_data is not None else None
+    lines = ["<table>",
+             f"<thead><tr>{head}</tr></thead>", "<tbody>"]
+    for number, row in enumerate(rows):
+        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data[number].items()) \
+            if data is not None else ""
+        lines.append(f"<tr{extra}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>")
+    lines += ["</tbody>", "</table>"]
+    return "\n".join(lines)
+
+
+def block(inner: str, css: str = "") -> str:
+    """An HTML block for a Markdown page: blank lines around, so Markdown leaves it be,
+    and the markers :mod:`skillsite.site.hook` recognizes."""
+    opening = f'<div class="{attr(css)}">' if css else "<div>"
+    return f"\n{opening}<!--skillsite-html-->\n{inner}\n<!--/skillsite-html--></div>\n"
+
+
+def heading(level: int, title: object) -> str:
+    return f"\n{'#' * level} {markdown_text(title)}\n"
+
+
+def front_matter(title: str) -> str:
+    """The page's front matter: only a title, escaped, since themes print it unescaped."""
+    return f"---\ntitle: {json.dumps(text(title))}\n---\n"
+
+
+def value_html(value: object) -> str:
+    """A front-matter value for a table cell: text, or compact JSON for maps and lists."""
+    if isinstance(value, str):
+        return text(value)
+    return f"<code>{text(json.dumps(value, ensure_ascii=False, sort_keys=True))}</code>"

@@ -1,0 +1,112 @@
+"""Writing what :mod:`~skillsite.site.pages` planned: the docs tree, then, after mkdocs,
+the supporting files and the discovery artifacts."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from skillsite.models import SECTION_SEPARATOR, Problem
+from skillsite.site import discovery
+from skillsite.site.csp import CANARY, CANARY_TEXT
+from skillsite.site.files import copy_files
+from skillsite.site.listings import listing_pages
+from skillsite.site.pages import ASSETS, Plan
+from skillsite.site.skill_md import generated_skill_md
+from skillsite.site.writing import write_if_changed
+
+#: Pages mkdocs writes on every build, dirty or not.
+ALWAYS_WRITTEN = ("404.html", "sitemap.xml", "sitemap.xml.gz")
+
+
+def write_docs(docs: Path, plan: Plan, problems: list[Problem]) -> set[str]:
+    """Write every page that changed; remove pages that are gone. Returns the docs paths
+    written."""
+    wanted = {f"skills/{s.slug}/index.md" for s in plan.skills}
+    pages = dict(plan.pages)
+    pages.update(listing_pages(plan.listed, problems))
+    pages[CANARY] = CANARY_TEXT
+    written = {path for path, text in pages.items() if write_if_changed(docs / path, text)}
+    for asset in sorted(ASSETS.iterdir()):
+        path = f"assets/skillsite/{asset.name}"
+        pages[path] = ""
+        if write_if_changed(docs / path, asset.read_bytes()):
+            written.add(path)
+    wanted |= pages.keys()
+    for folder, _, names in os.walk(docs):
+        for name in names:
+            path = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
+            if path not in wanted:
+                os.unlink(os.path.join(folder, name))
+    return written
+
+
+def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:
+    """Before a dirty mkdocs build over the hard-linked previous site: remove the outputs
+    mkdocs will write again (so it never writes through a link into the previous build)
+    and the pages of skills that are gone."""
+    for path in written:
+        output = path[:-len("index.md")] + "index.html" if path.endswith("index.md") else path
+        (site / output).unlink(missing_ok=True)
+    for name in ALWAYS_WRITTEN:
+        (site / name).unlink(missing_ok=True)
+    slugs = {s.slug for s in plan.skills}
+    skills = site / "skills"
+    for folder in skills.iterdir() if skills.is_dir() else ():
+        if folder.is_dir() and folder.name not in slugs:
+            shutil.rmtree(folder)
+    for section in ("tags", "formats"):
+        for folder in (site / section).iterdir() if (site / section).is_dir() else ():
+            if folder.is_dir() and f"{section}/{folder.name}/index.md" not in written \
+                    and not (site / section / folder.name / "index.html").exists():
+                shutil.rmtree(folder)
+
+
+def publish_files(site: Path, root: Path, plan: Plan, reuse: bool) -> None:
+    for skill in plan.skills:
+        if not reuse or skill.name in plan.changed:
+            copy_files(root, site / "skills" / skill.slug, plan.published[skill.name])
+
+
+def publish_discovery(site: Path, root: Path, plan: Plan, dist: Path,
+                      reuse: bool) -> list[dict[str, str]]:
+    """Write each skill's artifact (only those that changed after an incremental build)
+    and return the index entries."""
+    from skillsite.store.content import ContentStore
+
+    entries = []
+    with ContentStore(dist / "content") as store:
+        for skill in plan.skills:
+            url = discovery.artifact_url(skill)
+            if not url:
+                continue
+            keys = plan.keys[skill.name]
+            relative = url[len(discovery.INDEX_DIR) + 1:]
+            known = keys.get("digest")
+            if reuse and known and (site / url).is_file():
+                entries.append(discovery.entry(skill, _kind(relative), relative, known))
+                continue
+            artifact = discovery.make_artifact(skill, _skill_md(skill, root, store), root)
+            if artifact is None:
+                continue
+            keys["digest"] = discovery.write_artifact(site, artifact)
+            entries.append(discovery.entry(skill, artifact.type, artifact.url,
+                                           keys["digest"]))
+    return entries
+
+
+def _kind(relative: str) -> str:
+    return "archive" if relative.endswith(".tar.gz") else "skill-md"
+
+
+def _skill_md(skill: object, root: Path, store: object) -> bytes:
+    from skillsite.site.data import SiteSkill
+    from skillsite.site.files import read_inside
+
+    assert isinstance(skill, SiteSkill)
+    if skill.format == "skill-md":
+        data = read_inside(os.path.realpath(root), skill.path)
+        if data is not None:
+            return data
+    sections = store.sections(skill.name)  # type: ignore[attr-defined]
+    return generated_skill_md(skill, SECTION_SEPARATOR.join(s.text for s in sections))

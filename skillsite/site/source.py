@@ -1,0 +1,54 @@
+"""Where the corpus came from: the repository and commit of a git checkout, read from
+``.git`` as files (git itself is never run on an untrusted checkout)."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+_URL = re.compile(r'^\s*url\s*=\s*(\S+)\s*$', re.MULTILINE)
+_CREDENTIALS = re.compile(r"//[^/@]*@")
+
+
+def repository_of(root: Path) -> tuple[str, str]:
+    """(remote URL of ``origin`` or the first remote, commit) or empty strings."""
+    for folder in (root, *root.parents):
+        git = folder / ".git"
+        if git.is_dir():
+            return _remote(git), _commit(git)
+    return "", ""
+
+
+def _remote(git: Path) -> str:
+    try:
+        config = (git / "config").read_text(encoding="utf-8", errors="replace")[:65536]
+    except OSError:
+        return ""
+    origin = config.find('[remote "origin"]')
+    found = _URL.search(config, origin if origin >= 0 else 0)
+    return _CREDENTIALS.sub("//", found.group(1)) if found else ""
+
+
+def _commit(git: Path) -> str:
+    try:
+        head = (git / "HEAD").read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return ""
+    if not head.startswith("ref: "):
+        return head if re.fullmatch(r"[0-9a-f]{40,64}", head) else ""
+    ref = head[5:].strip()
+    if ".." in ref:
+        return ""
+    try:
+        value = (git / ref).read_text(encoding="ascii", errors="replace").strip()
+        return value if re.fullmatch(r"[0-9a-f]{40,64}", value) else ""
+    except OSError:
+        pass
+    try:
+        packed = (git / "packed-refs").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    for line in packed.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1] == ref and re.fullmatch(r"[0-9a-f]{40,64}", parts[0]):
+            return parts[0]
+    return ""

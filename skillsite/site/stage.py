@@ -1,0 +1,145 @@
+"""The site stage of ``skillsite build``: the dist/ being built -> ``dist/site/``.
+
+1. Read the skills from the new dist/ (catalog, graph, content store) with their problems
+   and trust flags.
+2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
+   rendered again only when its key (the skill's bytes, its files and everything else the
+   page shows) changed; the tree of the previous build is reused through hard links.
+3. mkdocs builds the tree into ``site/``; after an incremental build, over a hard-linked
+   copy of the previous site with ``--dirty``, so only pages whose Markdown changed are
+   rendered again.
+4. The security policy, supporting files, discovery index, search bundle and catalog.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from skillsite.models import Problem
+from skillsite.site import discovery, pages, publish
+from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
+from skillsite.site.data import load_skills
+from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
+from skillsite.site.parallel import run_mkdocs_sharded
+from skillsite.site.search import run_pagefind, write_stubs
+from skillsite.site.writing import link_tree, write_if_changed
+
+__all__ = ["SiteError", "SiteResult", "build_site"]
+CACHE = "site-cache"
+#: A clean build of at least this many skills runs mkdocs on several processes.
+SHARD_FROM = 1000
+MAX_MKDOCS_WORKERS = 4
+
+
+@dataclass
+class SiteResult:
+    pages: int                        # skill pages
+    rendered: int                     # skill pages rendered this time
+    incremental: bool
+    seconds: float
+    warnings: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def build_site(dist: Path, root: Path, problems: list[Problem], *,
+               previous: Path | None = None, mkdocs_config: Path | None = None,
+               jobs: int | None = None) -> SiteResult:
+    """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
+    previous dist/ (for incremental rendering). Raises :class:`SiteError`."""
+    started = time.monotonic()
+    clock = _Clock()
+    config = mkdocs_config or default_config()
+    fingerprint = _fingerprint(config)
+    old = _old_keys(previous, fingerprint)
+    reuse = bool(old) and previous is not None
+    cache = dist / CACHE
+    docs, site = cache / "docs", dist / "site"
+    if reuse and previous is not None:
+        link_tree(previous / CACHE / "docs", docs)
+        link_tree(previous / CACHE / "search", cache / "search")
+        link_tree(previous / "site", site)
+    clock.lap("copy previous")
+    skills = load_skills(dist, root, problems)
+    clock.lap("load skills")
+    plan = pages.plan(skills, root, old, dist, jobs)
+    clock.lap("render pages")
+    written = publish.write_docs(docs, plan, problems)
+    clock.lap("write docs")
+    if reuse:
+        publish.forget_outputs(site, written, plan)
+    workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
+    if not reuse and workers > 1 and len(skills) >= SHARD_FROM:
+        warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+    else:
+        warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+    clock.lap("mkdocs")
+    canary = site / CANARY.replace("index.md", "index.html")
+    apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+    clock.lap("security policy")
+    publish.publish_files(site, root, plan, reuse)
+    entries = publish.publish_discovery(site, root, plan, dist, reuse)
+    discovery.write_index(site, entries)
+    clock.lap("files and discovery")
+    write_stubs(cache / "search", plan.stubs)
+    run_pagefind(cache / "search", site / "pagefind")
+    clock.lap("search")
+    write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
+    _root_favicon(site)
+    keys = {"fingerprint": fingerprint, "skills": plan.keys}
+    write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
+    # The build syncs every new file before its swap; one flush first makes those cheap
+    # (a clean 10k site is 40k files).
+    os.sync()
+    clock.lap("flush to disk")
+    return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
+                      seconds=time.monotonic() - started, warnings=warnings,
+                      timings=clock.timings)
+
+
+def _root_favicon(site: Path) -> None:
+    """Browsers ask for /favicon.ico on pages that are not HTML (a published file)."""
+    icon = site / "assets" / "images" / "favicon.png"
+    if icon.is_file() and not (site / "favicon.ico").exists():
+        shutil.copyfile(icon, site / "favicon.ico")
+
+
+def _fingerprint(config: Path) -> str:
+    """What makes every page different when it changes: skillsite's site code and
+    assets, mkdocs, Material and the configuration."""
+    from importlib.metadata import version
+
+    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"),
+             hashlib.sha256(config.read_bytes() if config.is_file() else b"").hexdigest()]
+    code = Path(__file__).parent
+    for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
+        parts.append(hashlib.sha256(source.read_bytes()).hexdigest())
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, str]]:
+    if previous is None or not (previous / "site").is_dir():
+        return {}
+    try:
+        keys = json.loads((previous / CACHE / "keys.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(keys, dict) or keys.get("fingerprint") != fingerprint:
+        return {}
+    skills = keys.get("skills")
+    return skills if isinstance(skills, dict) else {}
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.last = time.monotonic()
+
+    def lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.timings[phase] = round(now - self.last, 3)
+        self.last = now

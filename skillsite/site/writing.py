@@ -1,0 +1,41 @@
+"""Writing files of a build in progress: never through a hard link to the previous build,
+and not at all when the bytes are the same (so mkdocs --dirty leaves the page alone)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def write_if_changed(path: Path, content: str | bytes) -> bool:
+    """Write ``content`` to ``path`` unless it already holds it; True if written."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    try:
+        if path.stat().st_size == len(data) and path.read_bytes() == data:
+            return False
+    except OSError:
+        pass
+    write_new(path, data)
+    return True
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Replace ``path`` with a new file (a new inode: hard links elsewhere keep the old)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """``target`` as a tree of hard links to the files of ``source`` (copies where the
+    file system refuses links)."""
+    import shutil
+
+    def link(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    shutil.copytree(source, target, copy_function=link, symlinks=False,
+                    dirs_exist_ok=True)

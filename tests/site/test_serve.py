@@ -1,0 +1,43 @@
+"""``skillsite serve``: a real server process on 127.0.0.1 that rebuilds on change."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "site" / "corpus"
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        return response.read().decode("utf-8")
+
+
+def test_serve_rebuilds_when_the_corpus_changes(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillsite", "serve", str(corpus), "-o", str(tmp_path / "d"),
+         "--port", "0", "--interval", "0.3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("Serving http://127.0.0.1:"), line
+        url = line.split()[1]
+        assert "Alpha guide" in _get(url + "skills/alpha-guide/")
+        skill = corpus / "skills" / "alpha-guide" / "SKILL.md"
+        skill.write_text(skill.read_text().replace("# Alpha guide", "# Alpha guide, revised"))
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if "Alpha guide, revised" in _get(url + "skills/alpha-guide/"):
+                break
+            time.sleep(0.5)
+        else:
+            raise AssertionError("the site was not rebuilt within 60 s")
+    finally:
+        process.terminate()
+        process.wait(timeout=20)

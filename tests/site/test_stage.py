@@ -1,0 +1,102 @@
+"""The site stage of a build: incremental rendering, atomic failure, --no-site."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Callable
+
+from click.testing import CliRunner
+
+from skillsite.cli import main
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "site" / "corpus"
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def _edit(corpus: Path) -> None:
+    skill = corpus / "skills" / "alpha-guide" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("Bump the version.", "Bump the version twice."))
+
+
+def test_one_skill_change_renders_one_page(tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    first = make_build(tmp_path)
+    assert first.site.rendered == first.site.pages == 6
+    site = first.dist / "site"
+    snapshot = tmp_path / "snapshot"
+    shutil.copytree(site, snapshot, copy_function=os.link)    # hard links to the old files
+    before = _hashes(snapshot)
+    _edit(tmp_path / "corpus")
+    second = make_build(tmp_path)
+    assert second.site.incremental and second.site.rendered == 1
+    assert "Bump the version twice." in (site / "skills/alpha-guide/index.html").read_text()
+    assert _hashes(snapshot) == before          # nothing was written through a hard link
+    after = _hashes(site)
+    unchanged = [p for p in before if p.startswith("skills/beta-check/")]
+    assert unchanged and all(after[p] == before[p] for p in unchanged)
+
+
+def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    make_build(tmp_path)
+    _edit(tmp_path / "corpus")
+    incremental = make_build(tmp_path).dist / "site"
+    clean = make_build(tmp_path, "clean").dist / "site"
+    ours, theirs = _hashes(incremental), _hashes(clean)
+    assert ours.keys() == theirs.keys()
+    differ = [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")]
+    assert differ == []
+
+
+def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[..., Any],
+                                           monkeypatch: Any) -> None:
+    one = _hashes(make_build(tmp_path, "one").dist / "site")
+    monkeypatch.setattr("skillsite.site.stage.SHARD_FROM", 1)
+    sharded = _hashes(make_build(tmp_path, "sharded", jobs=3).dist / "site")
+    assert one.keys() == sharded.keys()
+    assert [p for p in one if one[p] != sharded[p] and not p.startswith("sitemap")] == []
+
+
+def test_hook_changes_speed_not_pages(tmp_path: Path, make_build: Callable[..., Any],
+                                      monkeypatch: Any) -> None:
+    """Plain mkdocs (no skillsite hook) makes the same pages, blank lines aside."""
+    def pages(site: Path) -> dict[str, list[str]]:
+        return {p.relative_to(site).as_posix(): [line for line in p.read_text().splitlines()
+                                                 if line.strip() and "Security-Policy" not in line]
+                for p in site.rglob("*.html")}
+
+    hooked = pages(make_build(tmp_path, "hooked").dist / "site")
+    empty = tmp_path / "no_hook.py"
+    empty.write_text("")
+    monkeypatch.setattr("skillsite.site.mkdocs_run.HOOK", empty)
+    plain = pages(make_build(tmp_path, "plain").dist / "site")
+    assert hooked.keys() == plain.keys()
+    assert [p for p in hooked if hooked[p] != plain[p] and not p.startswith("sitemap")] == []
+
+
+def test_site_failure_leaves_dist_untouched(tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    first = make_build(tmp_path)
+    before = _hashes(first.dist)
+    bad = tmp_path / "bad.yml"
+    bad.write_text("site_name: x\ntheme:\n  name: no-such-theme\n")
+    _edit(tmp_path / "corpus")
+    result = CliRunner().invoke(main, ["build", str(tmp_path / "corpus"), "-o",
+                                       str(first.dist), "--mkdocs-config", str(bad)])
+    assert result.exit_code != 0
+    assert "catalog site failed" in result.output and "Traceback" not in result.output
+    assert "--no-site" in result.output
+    assert _hashes(first.dist) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist.tmp")]
+
+
+def test_no_site_skips_it(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    result = CliRunner().invoke(main, ["build", str(corpus), "-o", str(tmp_path / "d"),
+                                       "--no-site"])
+    assert result.exit_code == 0, result.output
+    assert not (tmp_path / "d" / "site").exists() and "Site:" not in result.output
