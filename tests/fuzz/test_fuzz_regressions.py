@@ -79,3 +79,19 @@ def _write(root: Path, relative: str, text: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
     return root
+
+
+# 5. The location of a NUL byte or an invalid UTF-8 byte counted only LF line ends: in a
+#    file with CR line ends it was on line 1, past the end of that line (column 11 of 3).
+@pytest.mark.parametrize("raw, where", [
+    (b"---\rname: \x00\r---\r", (2, 7)),
+    (b"---\r\nname: \x00\r\n---\r\n", (2, 7)),
+    (b"\xef\xbb\xbf---\nname: \xff\n", (2, 7)),
+])
+def test_byte_locations_count_every_line_end(tmp_path: Path, raw: bytes,
+                                             where: tuple[int, int]) -> None:
+    path = tmp_path / "skills" / "demo" / "SKILL.md"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(raw)
+    found = skillsite.check([tmp_path], base=tmp_path, jobs=1).problems
+    assert [(p.line, p.column) for p in found] == [where], found

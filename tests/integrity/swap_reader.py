@@ -33,11 +33,12 @@ def main(dist: Path, stop: Path, seconds: float) -> dict[str, object]:
     seen: list[int] = []
     deadline = time.monotonic() + seconds
     while not stop.exists() and time.monotonic() < deadline:
+        time.sleep(0.002)  # leave the builds some CPU on a 2-core machine
         try:
             found = lib.search("extra generation marker", limit=50)  # extra-N first
             texts = " ".join(c.description for c in found.results)
             extras = [c.name for c in found.results if c.name.startswith("extra-")]
-            name = f"skill-{rng.randrange(120):03d}"
+            name = f"skill-{rng.randrange(80):03d}"
             info, passage = lib.open(name), lib.read(name)
         except ReaderError as error:
             errors.append(f"{error.code}: {error.message}")

@@ -18,8 +18,8 @@ from pathlib import Path
 import skillsite
 
 REPO = Path(__file__).resolve().parents[2]
-BUILDS = 8
-SKILLS = 120  # over 64 content shards: some are first opened after a swap
+BUILDS = 6
+SKILLS = 80  # over 64 content shards: some are first opened after a swap
 
 
 def write_generation(corpus: Path, generation: int) -> None:
@@ -46,7 +46,7 @@ def test_a_reader_never_sees_half_of_two_builds(tmp_path: Path) -> None:
     skillsite.build(corpus, dist, jobs=1)
     reader = subprocess.Popen(
         [sys.executable, str(Path(__file__).with_name("swap_reader.py")), str(dist),
-         str(stop), "120"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+         str(stop), "600"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
         time.sleep(1.0)
@@ -62,4 +62,4 @@ def test_a_reader_never_sees_half_of_two_builds(tmp_path: Path) -> None:
     assert report["errors"] == [] and report["mixed"] == [], report
     assert report["backwards"] == 0, report
     assert report["ops"] > 100, report
-    assert len(report["seen"]) >= 3 and report["seen"][-1] == BUILDS, report
+    assert len(report["seen"]) >= 3 and report["seen"][-1] == BUILDS, (report, err)

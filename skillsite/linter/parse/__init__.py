@@ -90,12 +90,11 @@ def _read_text(doc: Document, max_size: int) -> str | None:
 
 
 def _line_col(raw: bytes, offset: int) -> tuple[int, int]:
-    """1-based line and column of byte ``offset``; the column counts characters, as an
-    editor does (and as every other location does), not bytes, and skips a BOM."""
-    line_start = raw.rfind(b"\n", 0, offset) + 1
-    codec = "utf-8-sig" if line_start == 0 else "utf-8"
-    before = raw[line_start:offset].decode(codec, "replace")
-    return raw.count(b"\n", 0, offset) + 1, len(before) + 1
+    """1-based line and column of byte ``offset``, counted as every other location is: the
+    column in characters, not bytes, after a BOM, with CR and CRLF line ends as LF."""
+    before = frontmatter.normalize(raw[:offset].decode("utf-8", "replace"))
+    line_start = before.rfind("\n") + 1
+    return before.count("\n") + 1, len(before) - line_start + 1
 
 
 def _read_markdown(doc: Document, text: str) -> None:
