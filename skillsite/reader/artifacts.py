@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.reader.errors import ReaderError
+from skillsite.store.manifest import file_sha256
 
 MANIFEST = "manifest.json"
 #: The artifact format major version this reader understands (any 2.x).
@@ -77,7 +78,7 @@ class Artifacts:
             raise self.damaged(relative, f"has {size} bytes, the manifest says {expected}")
         digest = self.files.get(relative) if self.hash_on_read else None
         try:
-            actual = _sha256(path) if digest is not None else None
+            actual = file_sha256(path) if digest is not None else None
         except OSError:
             raise self.damaged(relative, "cannot be read") from None
         if actual != digest:
@@ -115,7 +116,7 @@ class Artifacts:
             if recorded is not None and size != recorded:
                 found.append(Mismatch(relative, "size", str(recorded), str(size)))
                 continue
-            actual = _sha256(path)
+            actual = file_sha256(path)
             if actual != expected:
                 found.append(Mismatch(relative, "sha256", expected, actual))
         return found
@@ -165,12 +166,3 @@ def _check_version(path: Path, manifest: dict[str, Any]) -> None:
         if key not in manifest:
             raise ReaderError("damaged-dist", f"{path} has no {key!r}; {_REBUILD}")
 
-
-def _sha256(path: Path) -> str:
-    import hashlib
-
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()

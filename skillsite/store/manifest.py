@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -46,7 +46,7 @@ def file_checksums(folder: Path, previous: Path | None = None, *,
         if relative in known and _same_file(path, old_root / relative):
             sums[relative] = known[relative]
             continue
-        sums[relative] = _sha256(path)
+        sums[relative] = file_sha256(path)
         if sync and path.stat().st_nlink == 1:
             fsync_file(path)
     return sums
@@ -57,6 +57,8 @@ def checksums_in_background(folder: Path, only: tuple[str, ...],
     """:func:`file_checksums` of finished parts of a build (``sync`` on), on a thread:
     hashing releases the GIL, so the large content store and index are read while the
     build writes its other files."""
+    from concurrent.futures import ThreadPoolExecutor  # only builds need the thread pool
+
     pool = ThreadPoolExecutor(1, thread_name_prefix="skillsite-checksums")
     future = pool.submit(file_checksums, folder, previous, only=only, sync=True)
     pool.shutdown(wait=False)
@@ -70,7 +72,8 @@ def _same_file(a: Path, b: Path) -> bool:
         return False
 
 
-def _sha256(path: Path) -> str:
+def file_sha256(path: Path) -> str:
+    """The sha256 of a file's bytes, read in blocks (dist/ files can be large)."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
