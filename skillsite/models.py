@@ -1,6 +1,7 @@
 """Plain data that flows through the pipeline: sources, documents and problems."""
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -186,3 +187,17 @@ class IndexDoc:
     compatibility: str = ""
     headings: tuple[str, ...] = ()
     body: str = ""
+
+
+class PhaseClock:
+    """Seconds spent per phase of a build or of its site stage, for ``build -v`` and the
+    benchmarks."""
+
+    def __init__(self) -> None:
+        self.timings: dict[str, float] = {}
+        self.last = time.monotonic()
+
+    def lap(self, phase: str) -> None:
+        now = time.monotonic()
+        self.timings[phase] = round(now - self.last, 3)
+        self.last = now

@@ -51,7 +51,7 @@ from skillsite.index import BACKENDS, DEFAULT_BACKEND
 from skillsite.linter.discover import Flagged, rewalk, walk_files
 from skillsite.linter.listings import Listings
 from skillsite.linter.rules.context import Context
-from skillsite.models import ERROR, Problem
+from skillsite.models import ERROR, PhaseClock, Problem
 from skillsite.store.catalog import write_catalog
 from skillsite.store.manifest import (
     ARTIFACT_VERSION,
@@ -90,19 +90,6 @@ class BuildResult:
     site: Any = None                 # skillsite.site.SiteResult, unless --no-site
 
 
-class _Clock:
-    """Seconds spent per build phase, for ``build -v`` and the benchmark."""
-
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self.last = time.monotonic()
-
-    def lap(self, phase: str) -> None:
-        now = time.monotonic()
-        self.timings[phase] = round(now - self.last, 3)
-        self.last = now
-
-
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
           config: Config | None = None, jobs: int | None = None,
           backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
@@ -121,7 +108,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     root = Path(os.path.abspath(corpus))
     out = Path(os.path.abspath(out))
     _refuse_foreign_folder(out)
-    clock = _Clock()
+    clock = PhaseClock()
     # The build holds a record per file (about 20 objects each, none cyclic): the cyclic
     # garbage collector would walk all of them again and again, which costs more than a
     # quarter of the corpus-wide phases at 100k skills.
@@ -143,7 +130,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
 
 def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
-           clock: _Clock, started: float,
+           clock: PhaseClock, started: float,
            site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
     with BuildLock(out):
         config_key = fingerprint_config(ctx.config, backend, root)

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from skillsite.models import Problem
+from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
@@ -52,7 +52,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
     previous dist/ (for incremental rendering). Raises :class:`SiteError`."""
     started = time.monotonic()
-    clock = _Clock()
+    clock = PhaseClock()
     config = mkdocs_config or default_config()
     fingerprint = _fingerprint(config)
     old = _old_keys(previous, fingerprint)
@@ -132,14 +132,3 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, st
         return {}
     skills = keys.get("skills")
     return skills if isinstance(skills, dict) else {}
-
-
-class _Clock:
-    def __init__(self) -> None:
-        self.timings: dict[str, float] = {}
-        self.last = time.monotonic()
-
-    def lap(self, phase: str) -> None:
-        now = time.monotonic()
-        self.timings[phase] = round(now - self.last, 3)
-        self.last = now
