@@ -50,7 +50,8 @@ class ReaderError(SkillsiteError):
         super().__init__(message)
         self.code = code
         self.details = details
-        self.exit_code = EXIT_CODES[code]
+        # click 8.5 types exit_code as a ClassVar, but click reads it from the instance.
+        self.exit_code = EXIT_CODES[code]  # type: ignore[misc, unused-ignore]
 
     @property
     def retry_after_seconds(self) -> int | None:
