@@ -74,59 +74,84 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
 
 
 class _Analysis(NamedTuple):
-    """What scoring needs of one document, worked out once per document."""
+    """What scoring and :func:`matched_fields` need of one document, worked out once."""
 
     name: tuple[str, ...]
     title: tuple[str, ...]
     description: tuple[str, ...]
-    counts: Counter[str]
-    length: int
-    fields: dict[str, frozenset[str]]
+    #: term -> count in the body, and in the description and headings (lexical = both).
+    body: dict[str, int]
+    upper: dict[str, int]
+    #: BM25's length normalization: a count ``n`` scores ``n / (n + norm)``, reaching 1
+    #: as ``n`` grows.
+    norm: float
+    #: the token sets of the other fields, by signal (``name`` too, for matched_fields).
+    sets: dict[str, frozenset[str]]
 
 
-@lru_cache(maxsize=2048)  # about 10 kB each
+@lru_cache(maxsize=4096)  # about 8 kB each
 def _analyse(doc: IndexDoc) -> _Analysis:
     """``doc``'s terms by field (cached: a long-lived reader ranks the same skills again;
     an equal document is the same analysis)."""
+    name = tuple(tokenize(doc.name))
     title = tokenize(doc.title)
     description = tokenize(doc.description)
-    lexical = description + _tokens(doc.headings) + tokenize(doc.body)
-    fields = {
+    headings = _tokens(doc.headings)
+    body = tokenize(doc.body)
+    sets = {
+        "name": frozenset(name),
         "title": frozenset(title),
-        "intent": frozenset(_tokens(doc.intents)),
+        "description": frozenset(description),
         "tag": frozenset(_tokens(doc.tags)),
+        "intent": frozenset(_tokens(doc.intents)),
         "applies_to": frozenset(_tokens(doc.applies_to)),
         "compatibility": frozenset(tokenize(doc.compatibility)),
+        "headings": frozenset(headings),
     }
-    return _Analysis(tuple(tokenize(doc.name)), tuple(title), tuple(description),
-                     Counter(lexical), len(lexical), fields)
+    length = len(description) + len(headings) + len(body)
+    norm = _K1 * (1 - _B + _B * length / _REFERENCE_LENGTH)
+    return _Analysis(name, tuple(title), tuple(description), dict(Counter(body)),
+                     dict(Counter(description + headings)), norm, sets)
 
 
 def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
            centrality: float) -> float | None:
-    """Return the reranked score of ``doc``, or ``None`` when no term matches."""
-    name, title, description, counts, length, fields = _analyse(doc)
-    title_set, tag_set = fields["title"], fields["tag"]
-    others = [(signal, fields[signal]) for signal in ("intent", "applies_to", "compatibility")]
-    totals = dict.fromkeys(("lexical", "name", "title", "tag", "intent", "applies_to",
-                            "compatibility"), 0.0)
+    """Return the reranked score of ``doc``, or ``None`` when no term matches.
+
+    Written with plain locals rather than a dict of signals: it runs for every candidate
+    of every query, and is most of a warm search's time."""
+    name, title, description, body, upper, norm, sets = _analyse(doc)
+    title_set, tag_set = sets["title"], sets["tag"]
+    intents, applies_to, compatibility = sets["intent"], sets["applies_to"], sets["compatibility"]
+    lexical = by_name = by_title = by_tag = by_intent = by_applies = by_compatibility = 0.0
     matched = 0
     for term in terms:
-        count = counts[term]
-        hits = (_name_hit(term, name), _field_hit(term, title_set), _field_hit(term, tag_set))
-        found = [term in present for _, present in others]
-        if count or any(hits) or any(found):
+        count = body.get(term, 0) + upper.get(term, 0)
+        name_hit = _name_hit(term, name)
+        title_hit = _field_hit(term, title_set)
+        tag_hit = _field_hit(term, tag_set)
+        in_intents, in_applies, in_compatibility = (
+            term in intents, term in applies_to, term in compatibility)
+        if (count or name_hit or title_hit or tag_hit or in_intents or in_applies
+                or in_compatibility):
             matched += 1
-        totals["lexical"] += _saturate(count, length)
-        totals["name"] += hits[0]
-        totals["title"] += hits[1]
-        totals["tag"] += hits[2]
-        for (signal, _), present in zip(others, found):
-            totals[signal] += present
+        if count:
+            lexical += count / (count + norm)
+        by_name += name_hit
+        by_title += title_hit
+        by_tag += tag_hit
+        by_intent += in_intents
+        by_applies += in_applies
+        by_compatibility += in_compatibility
     if not matched:
         return None
     share = 1 / len(terms)
-    base = sum(WEIGHTS[signal] * value * share for signal, value in totals.items())
+    # The same sum, in the same order, as the signals are listed in the module docstring.
+    base = sum((WEIGHTS["lexical"] * lexical * share, WEIGHTS["name"] * by_name * share,
+                WEIGHTS["title"] * by_title * share, WEIGHTS["tag"] * by_tag * share,
+                WEIGHTS["intent"] * by_intent * share,
+                WEIGHTS["applies_to"] * by_applies * share,
+                WEIGHTS["compatibility"] * by_compatibility * share))
     base += WEIGHTS["graph"] * min(max(float(centrality), 0.0), 1.0)
     score = base * (0.5 + 0.5 * matched * share)
     phrase = tuple(sequence)
@@ -135,6 +160,31 @@ def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
     if phrase == name:
         score += EXACT_NAME_BONUS
     return round(score, 6)
+
+
+#: matched_fields' field names, and the analysis set each is read from (body: its counts).
+_MATCHED = (("name", "name"), ("title", "title"), ("description", "description"),
+            ("tags", "tag"), ("intents", "intent"), ("applies_to", "applies_to"),
+            ("compatibility", "compatibility"), ("headings", "headings"))
+_LOOSE = frozenset(("name", "title", "tags"))
+
+
+def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
+    """The fields of ``doc`` that share a term with ``query`` (names, titles and tags also
+    by prefix or one typo)."""
+    terms = list(dict.fromkeys(tokenize(query)))
+    analysis = _analyse(doc)
+    found = []
+    for field, signal in _MATCHED:
+        words = analysis.sets[signal]
+        loose = field in _LOOSE
+        if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
+                                 and any(near_prefix(term, word) for word in words))
+               for term in terms):
+            found.append(field)
+    if any(term in analysis.body for term in terms):
+        found.append("body")
+    return tuple(found)
 
 
 def _tokens(values: Sequence[str]) -> list[str]:
@@ -161,14 +211,6 @@ def _near_hit(term: str, tokens: tuple[str, ...] | frozenset[str]) -> float:
     if len(term) >= FUZZY_MIN_CHARS and any(near_prefix(term, token) for token in tokens):
         return FUZZY_HIT
     return 0.0
-
-
-def _saturate(frequency: int, length: int) -> float:
-    """BM25's term-frequency curve, scaled to reach 1 as the frequency grows."""
-    if not frequency:
-        return 0.0
-    norm = _K1 * (1 - _B + _B * length / _REFERENCE_LENGTH)
-    return frequency / (frequency + norm)
 
 
 def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:

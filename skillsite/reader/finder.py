@@ -10,10 +10,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import query_terms, tokenize
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
@@ -101,31 +99,6 @@ def with_verb_forms(query: str) -> str:
     terms = set(query_terms(query))
     forms = [form for form in dict.fromkeys(extra) if form not in terms and len(form) >= 3]
     return " ".join([query, *forms]) if forms else query
-
-
-def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
-    """The fields of ``doc`` that share a term with ``query`` (names, titles and tags also
-    by prefix or one typo)."""
-    terms = query_terms(query)
-    found = []
-    for field, words in _field_words(doc):
-        loose = field in ("name", "title", "tags")
-        if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
-                                 and any(near_prefix(term, word) for word in words))
-               for term in terms):
-            found.append(field)
-    return tuple(found)
-
-
-@lru_cache(maxsize=4096)
-def _field_words(doc: IndexDoc) -> tuple[tuple[str, frozenset[str]], ...]:
-    return tuple((field, frozenset(tokenize(value if isinstance(value, str)
-                                            else " ".join(value))))
-                 for field, value in (("name", doc.name), ("title", doc.title),
-                                      ("description", doc.description), ("tags", doc.tags),
-                                      ("intents", doc.intents), ("applies_to", doc.applies_to),
-                                      ("compatibility", doc.compatibility),
-                                      ("headings", doc.headings), ("body", doc.body)))
 
 
 class Finder:

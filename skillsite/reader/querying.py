@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from skillsite.index.ranking import matched_fields
 from skillsite.models import FORMATS
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import (
@@ -14,7 +15,6 @@ from skillsite.reader.finder import (
     Filters,
     Finder,
     index_doc,
-    matched_fields,
 )
 from skillsite.reader.results import Candidate, SearchResult
 from skillsite.reader.safe import SafeLedger
