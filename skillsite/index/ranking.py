@@ -121,13 +121,13 @@ def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
     Written with plain locals rather than a dict of signals: it runs for every candidate
     of every query, and is most of a warm search's time."""
     name, title, description, body, upper, norm, sets = _analyse(doc)
-    title_set, tag_set = sets["title"], sets["tag"]
+    name_set, title_set, tag_set = sets["name"], sets["title"], sets["tag"]
     intents, applies_to, compatibility = sets["intent"], sets["applies_to"], sets["compatibility"]
     lexical = by_name = by_title = by_tag = by_intent = by_applies = by_compatibility = 0.0
     matched = 0
     for term in terms:
         count = body.get(term, 0) + upper.get(term, 0)
-        name_hit = _name_hit(term, name)
+        name_hit = _name_hit(term, name_set)
         title_hit = _field_hit(term, title_set)
         tag_hit = _field_hit(term, tag_set)
         in_intents, in_applies, in_compatibility = (
@@ -155,7 +155,8 @@ def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
     base += WEIGHTS["graph"] * min(max(float(centrality), 0.0), 1.0)
     score = base * (0.5 + 0.5 * matched * share)
     phrase = tuple(sequence)
-    if len(phrase) > 1 and any(_contains(words, phrase) for words in (name, title, description)):
+    if len(phrase) > 1 and any(_contains(words, phrase, present) for words, present in (
+            (name, name_set), (title, title_set), (description, sets["description"]))):
         score += PHRASE_BONUS
     if phrase == name:
         score += EXACT_NAME_BONUS
@@ -177,10 +178,9 @@ def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
     found = []
     for field, signal in _MATCHED:
         words = analysis.sets[signal]
-        loose = field in _LOOSE
-        if any(term in words or (loose and len(term) >= FUZZY_MIN_CHARS
-                                 and any(near_prefix(term, word) for word in words))
-               for term in terms):
+        # _field_hit: the term itself, or a prefix give or take one typo (cached per field).
+        if any(term in words for term in terms) or (
+                field in _LOOSE and any(_field_hit(term, words) for term in terms)):
             found.append(field)
     if any(term in analysis.body for term in terms):
         found.append("body")
@@ -192,7 +192,7 @@ def _tokens(values: Sequence[str]) -> list[str]:
 
 
 @lru_cache(maxsize=1 << 16)
-def _name_hit(term: str, name: tuple[str, ...]) -> float:
+def _name_hit(term: str, name: frozenset[str]) -> float:
     if term in name:
         return 1.0
     if len(term) >= PREFIX_MIN_CHARS and any(token.startswith(term) for token in name):
@@ -213,8 +213,9 @@ def _near_hit(term: str, tokens: tuple[str, ...] | frozenset[str]) -> float:
     return 0.0
 
 
-def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
-    if phrase[0] not in words:
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...], present: frozenset[str]) -> bool:
+    """Whether ``phrase`` occurs in ``words`` (``present`` is their set, for a quick no)."""
+    if phrase[0] not in present:
         return False
     width = len(phrase)
     return any(words[start:start + width] == phrase for start in range(len(words) - width + 1))
