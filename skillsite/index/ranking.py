@@ -63,12 +63,13 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
     if not terms or limit <= 0:
         return []
     centrality = graph or {}
+    analyses = {doc.name: _analyse(doc) for doc in reversed(docs)}  # the first one wins
+    loose = _loose_matches(terms, [analysis.sets for analysis in analyses.values()])
     scored: dict[str, float] = {}
-    for doc in docs:
-        if doc.name not in scored:
-            score = _score(terms, sequence, doc, centrality.get(doc.name, 0.0))
-            if score is not None:
-                scored[doc.name] = score
+    for name, analysis in analyses.items():
+        score = _score(terms, sequence, analysis, loose, centrality.get(name, 0.0))
+        if score is not None:
+            scored[name] = score
     ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
     return ordered[:limit]
 
@@ -114,22 +115,47 @@ def _analyse(doc: IndexDoc) -> _Analysis:
                      dict(Counter(description + headings)), norm, sets)
 
 
-def _score(terms: list[str], sequence: list[str], doc: IndexDoc,
-           centrality: float) -> float | None:
-    """Return the reranked score of ``doc``, or ``None`` when no term matches.
+class _Loose(NamedTuple):
+    """The name, title and tag tokens of the candidates that a query term matches loosely."""
+
+    prefixed: frozenset[str]  # that begin with the term (PREFIX_MIN_CHARS or more)
+    near: frozenset[str]      # that begin with it give or take one edit (FUZZY_MIN_CHARS)
+
+
+def _loose_matches(terms: list[str], field_sets: Sequence[dict[str, frozenset[str]]]
+                   ) -> dict[str, _Loose]:
+    """Each term's loose matches among the tokens of these documents' names, titles and
+    tags: worked out once per query, so scoring a document is a few set tests."""
+    vocabulary = frozenset().union(*(sets[signal] for sets in field_sets
+                                     for signal in ("name", "title", "tag")))
+    none: frozenset[str] = frozenset()
+    return {term: _Loose(
+        frozenset(token for token in vocabulary if token.startswith(term))
+        if len(term) >= PREFIX_MIN_CHARS else none,
+        frozenset(token for token in vocabulary if near_prefix(term, token))
+        if len(term) >= FUZZY_MIN_CHARS else none) for term in terms}
+
+
+def _score(terms: list[str], sequence: list[str], analysis: _Analysis,
+           loose: dict[str, _Loose], centrality: float) -> float | None:
+    """Return the reranked score of a document, or ``None`` when no term matches.
 
     Written with plain locals rather than a dict of signals: it runs for every candidate
     of every query, and is most of a warm search's time."""
-    name, title, description, body, upper, norm, sets = _analyse(doc)
+    name, title, description, body, upper, norm, sets = analysis
     name_set, title_set, tag_set = sets["name"], sets["title"], sets["tag"]
     intents, applies_to, compatibility = sets["intent"], sets["applies_to"], sets["compatibility"]
     lexical = by_name = by_title = by_tag = by_intent = by_applies = by_compatibility = 0.0
     matched = 0
     for term in terms:
         count = body.get(term, 0) + upper.get(term, 0)
-        name_hit = _name_hit(term, name_set)
-        title_hit = _field_hit(term, title_set)
-        tag_hit = _field_hit(term, tag_set)
+        prefixed, near = loose[term]
+        # A name token equal to the term, one that begins with it, one within a typo of that.
+        name_hit = (1.0 if term in name_set else 0.5 if not prefixed.isdisjoint(name_set)
+                    else FUZZY_HIT if not near.isdisjoint(name_set) else 0.0)
+        title_hit = (1.0 if term in title_set
+                     else FUZZY_HIT if not near.isdisjoint(title_set) else 0.0)
+        tag_hit = 1.0 if term in tag_set else FUZZY_HIT if not near.isdisjoint(tag_set) else 0.0
         in_intents, in_applies, in_compatibility = (
             term in intents, term in applies_to, term in compatibility)
         if (count or name_hit or title_hit or tag_hit or in_intents or in_applies
@@ -175,12 +201,13 @@ def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
     by prefix or one typo)."""
     terms = list(dict.fromkeys(tokenize(query)))
     analysis = _analyse(doc)
+    near = frozenset().union(*(loose.near for loose in
+                               _loose_matches(terms, [analysis.sets]).values()))
     found = []
     for field, signal in _MATCHED:
         words = analysis.sets[signal]
-        # _field_hit: the term itself, or a prefix give or take one typo (cached per field).
-        if any(term in words for term in terms) or (
-                field in _LOOSE and any(_field_hit(term, words) for term in terms)):
+        if any(term in words for term in terms) or (field in _LOOSE
+                                                     and not near.isdisjoint(words)):
             found.append(field)
     if any(term in analysis.body for term in terms):
         found.append("body")
@@ -189,28 +216,6 @@ def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
 
 def _tokens(values: Sequence[str]) -> list[str]:
     return [term for value in values for term in tokenize(value)]
-
-
-@lru_cache(maxsize=1 << 16)
-def _name_hit(term: str, name: frozenset[str]) -> float:
-    if term in name:
-        return 1.0
-    if len(term) >= PREFIX_MIN_CHARS and any(token.startswith(term) for token in name):
-        return 0.5
-    return _near_hit(term, name)
-
-
-@lru_cache(maxsize=1 << 16)
-def _field_hit(term: str, tokens: frozenset[str]) -> float:
-    """1 for a token equal to ``term``, else :func:`_near_hit` (cached per field value)."""
-    return 1.0 if term in tokens else _near_hit(term, tokens)
-
-
-def _near_hit(term: str, tokens: tuple[str, ...] | frozenset[str]) -> float:
-    """:data:`FUZZY_HIT` when a token begins with ``term`` give or take one edit."""
-    if len(term) >= FUZZY_MIN_CHARS and any(near_prefix(term, token) for token in tokens):
-        return FUZZY_HIT
-    return 0.0
 
 
 def _contains(words: tuple[str, ...], phrase: tuple[str, ...], present: frozenset[str]) -> bool:
