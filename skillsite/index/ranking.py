@@ -196,13 +196,17 @@ _MATCHED = (("name", "name"), ("title", "title"), ("description", "description")
 _LOOSE = frozenset(("name", "title", "tags"))
 
 
-def matched_fields(query: str, doc: IndexDoc) -> tuple[str, ...]:
-    """The fields of ``doc`` that share a term with ``query`` (names, titles and tags also
-    by prefix or one typo)."""
+def matched_fields(query: str, docs: Sequence[IndexDoc]) -> list[tuple[str, ...]]:
+    """For each of ``docs``, its fields that share a term with ``query`` (names, titles and
+    tags also by prefix or one typo)."""
     terms = list(dict.fromkeys(tokenize(query)))
-    analysis = _analyse(doc)
-    near = frozenset().union(*(loose.near for loose in
-                               _loose_matches(terms, [analysis.sets]).values()))
+    analyses = [_analyse(doc) for doc in docs]
+    near = frozenset().union(*(loose.near for loose in _loose_matches(
+        terms, [analysis.sets for analysis in analyses]).values()))
+    return [_matched(terms, near, analysis) for analysis in analyses]
+
+
+def _matched(terms: list[str], near: frozenset[str], analysis: _Analysis) -> tuple[str, ...]:
     found = []
     for field, signal in _MATCHED:
         words = analysis.sets[signal]

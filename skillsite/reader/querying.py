@@ -98,13 +98,14 @@ class Queries:
     def _answer(self, query: str, limit: int, hits: list[tuple[StoredSkill, float]],
                 browse: bool) -> SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
+        matched = ([()] * len(hits) if browse
+                   else matched_fields(query, [index_doc(skill) for skill, _ in hits]))
         results = tuple(
             Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(
                           skill.description, width), format=skill.format,
-                      tags=tuple(skill.meta.get("tags", ())), score=score,
-                      matched=() if browse else matched_fields(query, index_doc(skill)))
-            for skill, score in hits)
+                      tags=tuple(skill.meta.get("tags", ())), score=score, matched=fields)
+            for (skill, score), fields in zip(hits, matched))
         if self.ledger:
             self.ledger.charge("search", sum(len(c.title) + len(c.description)
                                              for c in results))
