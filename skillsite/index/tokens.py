@@ -64,7 +64,7 @@ def tokenize(text: str) -> list[str]:
         words = lowered.translate(_ASCII_SEPARATORS).split()
     else:
         words = _WORD.findall(lowered)
-    return [term for term in map(_TERMS.__getitem__, words) if term]
+    return list(filter(None, map(_TERMS.__getitem__, words)))  # a dropped word maps to ""
 
 
 def query_terms(text: str) -> list[str]:
