@@ -57,12 +57,14 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
                    f"({rendered} pages rendered)", err=True)
 
     signal.signal(signal.SIGTERM, _stop)
+    # Looked at before building, so that an edit made during a build (or just after the
+    # server starts) is never taken for the state that was built.
+    seen = _signature(corpus)
     rebuild()
     server = _server(out / "site", port)
     click.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ "
                f"(Ctrl-C to stop)", err=False)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    seen = _signature(corpus)
     try:
         while True:
             time.sleep(interval)
