@@ -100,15 +100,18 @@ def _analyse(doc: IndexDoc) -> _Analysis:
     description = tokenize(doc.description)
     headings = _tokens(doc.headings)
     body = tokenize(doc.body)
+    tags = frozenset(_tokens(doc.tags))
     sets = {
         "name": frozenset(name),
         "title": frozenset(title),
         "description": frozenset(description),
-        "tag": frozenset(_tokens(doc.tags)),
+        "tag": tags,
         "intent": frozenset(_tokens(doc.intents)),
         "applies_to": frozenset(_tokens(doc.applies_to)),
         "compatibility": frozenset(tokenize(doc.compatibility)),
         "headings": frozenset(headings),
+        # what a query term may match loosely (by prefix or typo)
+        "loose": frozenset(name).union(title, tags),
     }
     length = len(description) + len(headings) + len(body)
     norm = _K1 * (1 - _B + _B * length / _REFERENCE_LENGTH)
@@ -127,15 +130,27 @@ def _loose_matches(terms: list[str], field_sets: Sequence[dict[str, frozenset[st
                    ) -> dict[str, _Loose]:
     """Each term's loose matches among the tokens of these documents' names, titles and
     tags: worked out once per query, so scoring a document is a few set tests."""
-    vocabulary = frozenset().union(*(sets[signal] for sets in field_sets
-                                     for signal in ("name", "title", "tag")))
+    vocabulary = frozenset().union(*(sets["loose"] for sets in field_sets))
+    by_letter: dict[str, list[str]] = {}
+    for token in vocabulary:
+        by_letter.setdefault(token[0], []).append(token)
+        if len(token) > 1 and token[1] != token[0]:
+            by_letter.setdefault(token[1], []).append(token)
     none: frozenset[str] = frozenset()
-    # filter() with C-level callables: this runs over a few hundred tokens per query term.
-    return {term: _Loose(
-        frozenset(filter(methodcaller("startswith", term), vocabulary))
-        if len(term) >= PREFIX_MIN_CHARS else none,
-        frozenset(filter(partial(near_prefix, term), vocabulary))
-        if len(term) >= FUZZY_MIN_CHARS else none) for term in terms}
+    found = {}
+    for term in terms:
+        # A token that begins with the term give or take one edit has the term's first or
+        # second letter as its own first or second one (an edit moves a letter by one at
+        # most), so only those tokens are tried.
+        tried = set(by_letter.get(term[0], ()))
+        if len(term) > 1:
+            tried.update(by_letter.get(term[1], ()))
+        prefixed = (frozenset(filter(methodcaller("startswith", term), tried))
+                    if len(term) >= PREFIX_MIN_CHARS else none)
+        near = (frozenset(filter(partial(near_prefix, term), tried))
+                if len(term) >= FUZZY_MIN_CHARS else none)
+        found[term] = _Loose(prefixed, near)
+    return found
 
 
 def _score(terms: list[str], sequence: list[str], analysis: _Analysis,
