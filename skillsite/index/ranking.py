@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from functools import lru_cache, partial
+from functools import partial
 from operator import methodcaller
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -91,10 +91,28 @@ class _Analysis(NamedTuple):
     sets: dict[str, frozenset[str]]
 
 
-@lru_cache(maxsize=4096)  # about 8 kB each
+#: Analyses kept (about 8 kB each), keyed by name and body, with the document they are of.
+ANALYSES_KEPT = 4096
+_ANALYSES: dict[tuple[str, str], tuple[IndexDoc, _Analysis]] = {}
+
+
 def _analyse(doc: IndexDoc) -> _Analysis:
-    """``doc``'s terms by field (cached: a long-lived reader ranks the same skills again;
-    an equal document is the same analysis)."""
+    """``doc``'s terms by field, cached: a long-lived reader ranks the same skills again.
+
+    Not an ``lru_cache`` on the document: hashing a whole ``IndexDoc`` for each candidate of
+    each query costs more than this lookup, whose key strings have their hashes cached."""
+    key = (doc.name, doc.body)
+    known = _ANALYSES.get(key)
+    if known is not None and (known[0] is doc or known[0] == doc):
+        return known[1]
+    analysis = _analysis(doc)
+    if len(_ANALYSES) >= ANALYSES_KEPT:
+        _ANALYSES.clear()
+    _ANALYSES[key] = (doc, analysis)
+    return analysis
+
+
+def _analysis(doc: IndexDoc) -> _Analysis:
     name = tuple(tokenize(doc.name))
     title = tokenize(doc.title)
     description = tokenize(doc.description)
