@@ -187,6 +187,9 @@ class IndexDoc:
     compatibility: str = ""
     headings: tuple[str, ...] = ()
     body: str = ""
+    #: The index fields' terms as JSON, when the content store keeps them: ranking reads
+    #: them instead of tokenizing the fields again (see ``skillsite.index.ranking``).
+    terms: str = ""
 
 
 class PhaseClock:

@@ -18,7 +18,7 @@ from skillsite.builder.records import (
     problem_rows,
     stat_key,
 )
-from skillsite.index.fields import field_texts
+from skillsite.index.fields import field_texts, stored_terms
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.models import ERROR, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json
@@ -122,7 +122,8 @@ def finish(source: Source, result: FileResult | None) -> Built:
             catalog_json=None if own_error else record_json(catalog_entry(entry)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
-        payload = Payload(entry.name, fingerprint or "", row_of(entry, warnings),
+        payload = Payload(entry.name, fingerprint or "",
+                          row_of(entry, warnings, stored_terms(extracted.index_fields)),
                           extracted.index_fields, extracted.files)
     return Built(key, cached, payload)
 

@@ -258,8 +258,9 @@ def _previous_cache(out: Path, config_key: str) -> BuildCache:
 
 def _reusable(out: Path, backend: str) -> bool:
     manifest = read_manifest(out)
-    return bool(manifest and str(manifest.get("artifact_version", "")).split(".")[0]
-                == ARTIFACT_VERSION.split(".")[0] and manifest.get("index_backend") == backend)
+    # The same version exactly: a build reuses the previous stores' rows as they are.
+    return bool(manifest and manifest.get("artifact_version") == ARTIFACT_VERSION
+                and manifest.get("index_backend") == backend)
 
 
 def _manifest_fields(formats: Counter[str], backend: str,

@@ -26,8 +26,9 @@ that sorts first.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from operator import methodcaller
 from typing import TYPE_CHECKING, NamedTuple
@@ -113,28 +114,49 @@ def _analyse(doc: IndexDoc) -> _Analysis:
 
 
 def _analysis(doc: IndexDoc) -> _Analysis:
-    name = tuple(tokenize(doc.name))
-    title = tokenize(doc.title)
-    description = tokenize(doc.description)
-    headings = _tokens(doc.headings)
-    body = tokenize(doc.body)
-    tags = frozenset(_tokens(doc.tags))
+    fields, body = _fields(doc)
+    name = tuple(fields["name"])
+    title, description, headings = fields["title"], fields["description"], fields["headings"]
+    tags = frozenset(fields["tags"])
     sets = {
         "name": frozenset(name),
         "title": frozenset(title),
         "description": frozenset(description),
         "tag": tags,
-        "intent": frozenset(_tokens(doc.intents)),
-        "applies_to": frozenset(_tokens(doc.applies_to)),
-        "compatibility": frozenset(tokenize(doc.compatibility)),
+        "intent": frozenset(fields["intents"]),
+        "applies_to": frozenset(fields["applies_to"]),
+        "compatibility": frozenset(fields["compatibility"]),
         "headings": frozenset(headings),
         # what a query term may match loosely (by prefix or typo)
         "loose": frozenset(name).union(title, tags),
     }
-    length = len(description) + len(headings) + len(body)
+    length = len(description) + len(headings) + sum(body.values())
     norm = _K1 * (1 - _B + _B * length / _REFERENCE_LENGTH)
-    return _Analysis(name, tuple(title), tuple(description), dict(Counter(body)),
+    return _Analysis(name, tuple(title), tuple(description), body,
                      dict(Counter(description + headings)), norm, sets)
+
+
+_FIELDS = ("name", "title", "description", "tags", "intents", "applies_to", "compatibility",
+           "headings")
+
+
+def _fields(doc: IndexDoc) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """Each index field's terms in order, and the body's term counts: read from the
+    stored ``doc.terms`` when the content store keeps them (the build tokenized them
+    once), else tokenized here."""
+    if doc.terms:
+        try:
+            stored = json.loads(doc.terms)
+        except ValueError:
+            stored = None
+        body = stored.get("body") if isinstance(stored, dict) else None
+        if isinstance(body, dict) and _counts(body.values()):
+            return ({field: str(stored.get(field, "")).split() for field in _FIELDS}, body)
+    return ({"name": tokenize(doc.name), "title": tokenize(doc.title),
+             "description": tokenize(doc.description), "tags": _tokens(doc.tags),
+             "intents": _tokens(doc.intents), "applies_to": _tokens(doc.applies_to),
+             "compatibility": tokenize(doc.compatibility), "headings": _tokens(doc.headings)},
+            dict(Counter(tokenize(doc.body))))
 
 
 class _Loose(NamedTuple):
@@ -142,6 +164,15 @@ class _Loose(NamedTuple):
 
     prefixed: frozenset[str]  # that begin with the term (PREFIX_MIN_CHARS or more)
     near: frozenset[str]      # that begin with it give or take one edit (FUZZY_MIN_CHARS)
+
+
+def _counts(values: Iterable[object]) -> bool:
+    """Whether stored counts are all positive numbers (a damaged store falls back to
+    tokenizing, never to a crash or a division by zero in scoring)."""
+    try:
+        return min(values, default=1) > 0  # type: ignore[type-var, operator]
+    except TypeError:
+        return False
 
 
 def _loose_matches(terms: list[str], field_sets: Sequence[dict[str, frozenset[str]]]

@@ -83,7 +83,8 @@ def index_doc(skill: StoredSkill) -> IndexDoc:
                     tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
                     applies_to=tuple(meta.get("applies_to", ())),
                     compatibility=str(meta.get("compatibility", "")),
-                    headings=tuple(meta.get("headings", ())), body=skill.body)
+                    headings=tuple(meta.get("headings", ())), body=skill.body,
+                    terms=skill.terms)
 
 
 def with_verb_forms(query: str) -> str:

@@ -47,6 +47,7 @@ class StoredSkill:
     body: str
     sections: str                   # JSON; parsed on first use (ranking never needs it)
     files_json: str
+    terms: str = ""                 # JSON index fields, for ranking ("" from a 2.1 dist/)
 
     @cached_property
     def spans(self) -> tuple[Span, ...]:
@@ -142,6 +143,6 @@ class Shelf:
 
 
 def _skill(row: tuple[Any, ...]) -> StoredSkill:
-    name, path, kind, sha, title, description, meta, body, sections, files = row
+    name, path, kind, sha, title, description, meta, body, sections, files, terms = row
     return StoredSkill(name, path, kind, sha, title, description, json.loads(meta), body,
-                       sections, files)
+                       sections, files, terms)

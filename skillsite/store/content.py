@@ -8,8 +8,8 @@ shards whose skills changed, not the whole store.
 
 Tables, the same in every shard:
 
-- ``skills(name, path, format, sha256, title, description, meta, body, sections, files)``,
-  one row per skill:
+- ``skills(name, path, format, sha256, title, description, meta, body, sections, files,
+  terms)``, one row per skill:
 
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
     ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
@@ -20,7 +20,10 @@ Tables, the same in every shard:
     per section, where ``body[offset:offset + length]`` is the section's text and the
     line numbers are lines of the skill's file (of the generated body for
     ``.skill.toml`` and ``skill.json``);
-  - ``files`` is a JSON list of the supporting files, relative to the corpus root.
+  - ``files`` is a JSON list of the supporting files, relative to the corpus root;
+  - ``terms`` is JSON, the search index's fields as their terms joined by spaces, the
+    body as term -> count (:func:`skillsite.index.fields.stored_terms`), so that ranking
+    a candidate never tokenizes it again; empty in a row of format 3.
 
 - ``files(name, path, size, sha256, data)``, the skill's own file and its supporting
   files, verbatim, so that ``dist/`` can serve them without the corpus: ``path`` is
@@ -30,7 +33,7 @@ Tables, the same in every shard:
   ``sha256``) are NULL for a file over the size cap (``max-file-size``) or past the
   per-skill total (see :mod:`skillsite.builder.files`), which is then only listed.
 
-- ``info(key, value)``: ``format_version``.
+- ``info(key, value)``: ``format_version`` (4; 3 had no ``terms``).
 
 One row per skill, with the body stored once and sections as offsets into it, makes a
 build insert one row per skill instead of one per section: five times faster to write,
@@ -49,18 +52,20 @@ from typing import Any, Iterator
 from skillsite.models import SECTION_SEPARATOR, IndexDoc, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
-CONTENT_VERSION = 3
+CONTENT_VERSION = 4
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS skills (
     name TEXT PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, sha256 TEXT NOT NULL,
     title TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL, body TEXT NOT NULL,
-    sections TEXT NOT NULL, files TEXT NOT NULL);
+    sections TEXT NOT NULL, files TEXT NOT NULL, terms TEXT NOT NULL DEFAULT '');
 CREATE TABLE IF NOT EXISTS files (
     name TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT, data BLOB,
     PRIMARY KEY (name, path));
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-_COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files"
+_COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files, terms"
+#: The same in a shard of format 3, which has no ``terms`` (read as empty).
+_OLD_COLUMNS = _COLUMNS.replace("files, terms", "files, ''")
 
 
 def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> dict[str, Any]:
@@ -75,13 +80,15 @@ SHARDS = 64
 FLUSH_EVERY = 2000
 
 #: One skill's row of the ``skills`` table.
-ContentRow = tuple[str, str, str, str, str, str, str, str, str, str]
+ContentRow = tuple[str, str, str, str, str, str, str, str, str, str, str]
 #: One row of the ``files`` table: (name, path, size, sha256, data).
 FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
-def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> ContentRow:
-    """What the store holds of ``entry``, as a row ready to insert (made in workers)."""
+def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
+           terms: dict[str, object] | None = None) -> ContentRow:
+    """What the store holds of ``entry``, as a row ready to insert (made in workers).
+    ``terms`` are its index fields (see the ``terms`` column)."""
     spans = []
     offset = 0
     for s in entry.sections:
@@ -89,7 +96,7 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> Conten
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
             entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
-            _json(list(entry.files)))
+            _json(list(entry.files)), _json(terms) if terms else "")
 
 
 def _json(value: Any) -> str:
@@ -111,6 +118,7 @@ class ContentStore:
         self.folder = folder
         self.write = write
         self.open_shards: dict[str, sqlite3.Connection] = {}
+        self.columns: dict[str, str] = {}      # shard -> what to select of a skills row
         self.pending: dict[str, list[ContentRow]] = {}
         self.pending_files: dict[str, list[FileRow]] = {}
         self.pending_skills = 0
@@ -135,6 +143,7 @@ class ContentStore:
             db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
                        (str(CONTENT_VERSION),))
             db.execute("BEGIN")
+        self.columns[shard] = _COLUMNS if _has_terms(db) else _OLD_COLUMNS
         self.open_shards[shard] = db
         return db
 
@@ -172,7 +181,7 @@ class ContentStore:
             db = self._connect(shard)
             assert db is not None
             db.executemany(f"INSERT INTO skills ({_COLUMNS}) VALUES "
-                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.pending.get(shard, []))
+                           "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", self.pending.get(shard, []))
             db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)",
                            self.pending_files.get(shard, []))
         self.pending.clear()
@@ -186,12 +195,12 @@ class ContentStore:
         db.execute("DELETE FROM skills WHERE name = ?", (name,))
         db.execute("DELETE FROM files WHERE name = ?", (name,))
 
-    def _shards(self) -> list[sqlite3.Connection]:
+    def _shards(self) -> list[tuple[str, sqlite3.Connection]]:
         shards = sorted(p.name for p in self.folder.glob("*.sqlite"))
-        return [db for shard in shards if (db := self._connect(shard)) is not None]
+        return [(shard, db) for shard in shards if (db := self._connect(shard)) is not None]
 
     def names(self) -> list[str]:
-        return sorted(row[0] for db in self._shards()
+        return sorted(row[0] for _, db in self._shards()
                       for row in db.execute("SELECT name FROM skills"))
 
     def _rows(self, name: str, query: str) -> list[tuple[Any, ...]]:
@@ -200,8 +209,7 @@ class ContentStore:
 
     def record(self, name: str) -> tuple[Any, ...] | None:
         """The ``skills`` row of ``name`` (columns as in the module docstring), or None."""
-        rows = self._rows(name, f"SELECT {_COLUMNS} FROM skills WHERE name = ?")
-        return rows[0] if rows else None
+        return self.records([name]).get(name)
 
     def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
         """:meth:`record` of many names, one query per shard."""
@@ -213,7 +221,8 @@ class ContentStore:
             db = self._connect(shard)
             if db is not None:
                 marks = ", ".join("?" * len(wanted))
-                for row in db.execute(f"SELECT {_COLUMNS} FROM skills WHERE name IN ({marks})",
+                columns = self.columns[shard]
+                for row in db.execute(f"SELECT {columns} FROM skills WHERE name IN ({marks})",
                                       wanted):
                     found[row[0]] = row
         return found
@@ -269,11 +278,15 @@ class ContentStore:
 
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
-        rows = [row for db in self._shards()
-                for row in db.execute(f"SELECT {_COLUMNS} FROM skills")]
+        rows = [row for shard, db in self._shards()
+                for row in db.execute(f"SELECT {self.columns[shard]} FROM skills")]
         yield from sorted(rows)
-        files = [row for db in self._shards() for row in db.execute("SELECT * FROM files")]
+        files = [row for _, db in self._shards() for row in db.execute("SELECT * FROM files")]
         yield from sorted(files)
+
+
+def _has_terms(db: sqlite3.Connection) -> bool:
+    return any(row[1] == "terms" for row in db.execute("PRAGMA table_info(skills)"))
 
 
 def _unshare(path: Path) -> None:

@@ -15,7 +15,8 @@ from typing import Any, Iterable
 MANIFEST = "manifest.json"
 #: 2.1: the content store keeps each skill's files (``files`` table) and the manifest
 #: records every file's size (``sizes``), so a reader checks cheaply what it reads.
-ARTIFACT_VERSION = "2.1"
+#: 2.2: the content store keeps each skill's index terms (``terms``), for ranking.
+ARTIFACT_VERSION = "2.2"
 
 
 def fsync_file(path: Path) -> None:
