@@ -79,4 +79,7 @@ def serve_stdio(server: MCPServer) -> None:
 
 def serve_http(server: MCPServer, host: str, port: int,
                security: TransportSecuritySettings) -> None:
-    server.run("streamable-http", host=host, port=port, transport_security=security)
+    """Stateful on purpose: budgets are kept per MCP session (see ``clients``), and a
+    stateless server gives its clients none."""
+    server.run("streamable-http", host=host, port=port, transport_security=security,
+               stateless_http=False)
