@@ -8,6 +8,8 @@ import click
 
 from skillsite.errors import SkillsiteError
 
+SESSIONS_PER_CLIENT = 4  # open MCP sessions allowed per --max-clients
+
 if TYPE_CHECKING:
     from skillsite.reader import Library
 
@@ -82,7 +84,8 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     host, port = where
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
-    serve_http(server, host, port, security)
+    # Sessions that never call a tool hold no budgets: room for a few of them per client.
+    serve_http(server, host, port, security, max_sessions=SESSIONS_PER_CLIENT * max_clients)
 
 
 def _open_library(dist: Path, **options: Any) -> Library:

@@ -4,6 +4,7 @@ and refs; concurrent calls of one session never overshoot them; the ledger of cl
 capped with a clear error; a request without a session is refused, not shared."""
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 from collections.abc import Iterator
@@ -124,6 +125,18 @@ async def test_the_ledger_of_clients_is_capped_with_a_clear_error(dist: Path) ->
             await call(one, "search", query="rollback deploy")  # those inside keep going
         async with Client(url) as four:  # the three sessions ended (DELETE): room again
             await call(four, "search", query="incident triage")
+
+
+async def test_open_sessions_are_capped_too(dist: Path) -> None:
+    """Sessions that never call a tool hold no budgets, but the SDK's memory (about 100 KB
+    each): at most 4 per --max-clients are open at once."""
+    for url in _serve(dist, "--safe", "--max-clients", "1"):
+        async with contextlib.AsyncExitStack() as stack:
+            for _ in range(4):
+                await stack.enter_async_context(Client(url))
+            with pytest.raises(Exception) as refused:
+                await stack.enter_async_context(Client(url))
+            assert "Too many open sessions" in _mcp_error(refused.value).message
 
 
 async def test_a_request_without_a_session_is_refused_not_shared(safe_url: str) -> None:
