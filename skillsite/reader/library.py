@@ -237,9 +237,13 @@ class Library(Queries, Serving):
         return self._snapshots.pinned().graph()
 
 
-# Every public operation answers from one build, even while a new one is swapped in, and
-# one at a time per client when budgets are kept.
+# Every public operation answers from one build, even while a new one is swapped in; those
+# that spend a client's budgets run one at a time per client (skillsite.reader.clients).
 for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
                    "recommend", "related", "search", "skill_file", "skill_files", "verify"):
-    setattr(Library, _operation,
-            one_at_a_time(pinned_operation(getattr(Library, _operation))))
+    _pinned = pinned_operation(getattr(Library, _operation))
+    if _operation in ("read", "skill_file"):
+        _pinned = one_at_a_time(_pinned)
+    elif _operation in ("compose", "open", "recommend", "related", "search"):
+        _pinned = one_at_a_time(_pinned, safe_only=True)
+    setattr(Library, _operation, _pinned)
