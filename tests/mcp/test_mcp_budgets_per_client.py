@@ -7,14 +7,15 @@ from __future__ import annotations
 import contextlib
 import json
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_helpers import call, error_shape, start_http, tool_error
+from mcp_helpers import call, error_shape, skillsite_env, start_http, tool_error
 
 from skillsite.reader.safe import SafePolicy
 
@@ -154,6 +155,17 @@ async def test_without_budgets_every_protocol_is_served(dist: Path) -> None:
             passage = await call(client, "read", ref="git-bisect")
             assert passage["name"] == "git-bisect"
             assert json.dumps(await call(client, "context"))
+
+
+async def test_stdio_is_one_client_whose_budget_holds_across_calls(dist: Path) -> None:
+    parameters = StdioServerParameters(
+        command=sys.executable, env=skillsite_env(),
+        args=["-m", "skillsite", "mcp", "--dist", str(dist), "--max-skills", "1"])
+    async with Client(parameters) as client:
+        assert (await call(client, "read", ref="git-bisect"))["name"] == "git-bisect"
+        shape = error_shape(await tool_error(client, "read", ref="certcheck"))
+        assert shape["error"] == "budget-exceeded"
+        assert (await call(client, "context"))["budgets"]["skills_loaded"] == ["git-bisect"]
 
 
 def _mcp_error(error: BaseException) -> MCPError:
