@@ -10,8 +10,10 @@ safe-mode counts and refs (the reader's ``Library.client``).
   or the SDK's idle timeout).
 - **Streamable HTTP without a session** (a 2026-07-28 single-exchange request, or a
   stateless server): nothing ties two requests of one client together, so a server with
-  budgets refuses budgeted calls with a clear error, and declines ``server/discover`` so
-  that a client negotiating automatically falls back to the handshake and gets a session.
+  budgets refuses the calls that spend one (every tool in safe mode; ``read`` and resource
+  reads otherwise) with a clear error, serves the others, and declines
+  ``server/discover`` so that a client negotiating automatically falls back to the
+  handshake and gets a session.
 
 A Library without budgets needs no client: every request goes straight through.
 """
@@ -30,8 +32,10 @@ from skillsite.reader import Library, ReaderError
 
 LOCAL = "local"
 BUDGETED = frozenset({"tools/call", "resources/read"})
+SPENDING_TOOLS = frozenset({"read"})  # outside safe mode; resources/read spends too
 FORGET_REGISTERED = "skillsite.forget-registered"
-NO_SESSION = ("this server keeps budgets per MCP session, and this request belongs to none "
+NO_SESSION = ("this server keeps budgets per MCP session, and this request, which spends one, "
+              "belongs to none "
               "(a 2026-07-28 single-exchange request, or a stateless server): connect with "
               "the initialize handshake, protocol 2025-11-25 (mode='legacy' in the Python "
               "SDK), which gives the client an Mcp-Session-Id")
@@ -67,18 +71,31 @@ class ClientBudgets:
             return await call_next(ctx)
         key = self._key(ctx)
         with contextlib.ExitStack() as stack:
-            try:
-                view = stack.enter_context(self.library.client(key))
-            except ReaderError as error:  # too-many-clients
-                raise MCPError(code=INVALID_REQUEST, message=error.message,
-                               data=error.to_dict()) from None
+            if key is not None:
+                try:
+                    view = stack.enter_context(self.library.client(key))
+                except ReaderError as error:  # too-many-clients
+                    raise MCPError(code=INVALID_REQUEST, message=error.message,
+                                   data=error.to_dict()) from None
+            elif self.spends_budget(ctx):
+                raise MCPError(code=INVALID_REQUEST, message=NO_SESSION)
+            else:
+                view = self.library  # touches no budget: the same for every client
             token = _current.set(view)
             try:
                 return await call_next(ctx)
             finally:
                 _current.reset(token)
 
-    def _key(self, ctx: ServerRequestContext[Any, Any]) -> str:
+    def spends_budget(self, ctx: ServerRequestContext[Any, Any]) -> bool:
+        """Whether the request spends a client's budget: every tool in safe mode (each
+        answer spends window counts and issues refs), else a body or a file."""
+        if self.library.safe or ctx.method == "resources/read":
+            return True
+        return (ctx.params or {}).get("name") in SPENDING_TOOLS
+
+    def _key(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
+        """The client's key; None for an HTTP request without a session."""
         if ctx.request is None:
             return LOCAL  # stdio, or in-process: one client per server
         # The SDK (2.3) offers the connection, which carries the session id the transport
@@ -87,7 +104,7 @@ class ClientBudgets:
         session_id = getattr(connection, "session_id", None)
         if (connection is None or not isinstance(session_id, str)
                 or ctx.protocol_version not in HANDSHAKE_PROTOCOL_VERSIONS):
-            raise MCPError(code=INVALID_REQUEST, message=NO_SESSION)
+            return None
         if not connection.state.get(FORGET_REGISTERED):
             connection.state[FORGET_REGISTERED] = True
             connection.exit_stack.callback(self.library.forget_client, f"session:{session_id}")

@@ -148,6 +148,20 @@ async def test_a_request_without_a_session_is_refused_not_shared(safe_url: str) 
     assert "per MCP session" in error.message and "mode='legacy'" in error.message
 
 
+async def test_without_a_session_what_spends_no_budget_is_still_served(dist: Path) -> None:
+    for url in _serve(dist):  # the default budgets, not safe mode
+        async with Client(url, mode="2026-07-28") as client:
+            found = await call(client, "search", query="bisect a regression")
+            assert found["results"][0]["name"] == "git-bisect"
+            assert (await call(client, "open", ref="git-bisect"))["name"] == "git-bisect"
+            with pytest.raises(Exception) as refused:
+                await client.call_tool("read", {"ref": "git-bisect"})
+            assert "per MCP session" in _mcp_error(refused.value).message
+        async with Client(url) as client:  # negotiating: a session, and reads
+            assert client.protocol_version == "2025-11-25"
+            assert (await call(client, "read", ref="git-bisect"))["name"] == "git-bisect"
+
+
 async def test_without_budgets_every_protocol_is_served(dist: Path) -> None:
     for url in _serve(dist, "--max-skills", "0", "--max-chars", "0"):
         async with Client(url) as client:
