@@ -20,6 +20,8 @@ from typing import Any
 
 from mcp import Client
 
+from skillsite.reader.safe import SafePolicy
+
 REPO = Path(__file__).resolve().parents[1]
 WORDS = ["pdf", "deploy", "incident", "review", "test", "debug", "migrate", "index",
          "release", "certificate", "logs", "schema", "cache", "rollback", "notes"]
@@ -62,13 +64,15 @@ def rss_mb(pid: int) -> tuple[float, float]:
 
 @dataclass
 class ClientLog:
-    """What one client did: latencies (s) per operation, errors, and the safe-mode
-    budget refusals it met."""
+    """What one client did: latencies (s) per operation, errors, the safe-mode budget
+    refusals it met, and (safe mode) the server's own count of its session's use, as
+    ``context`` reports it at the end: ``{"searches": [used, limit], ...}``."""
 
     latencies: dict[str, list[float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     refused: dict[str, int] = field(default_factory=dict)
     served: dict[str, int] = field(default_factory=dict)
+    budgets: dict[str, Any] = field(default_factory=dict)
 
 
 async def _call(client: Client, log: ClientLog, tool: str, **arguments: Any) -> Any:
@@ -115,6 +119,9 @@ async def _client(url: str, requests: int, seed: int, deadline: float,
             arguments = {"ref": opened["ref"]} | ({"section": section} if section else {})
             await _call(client, log, "read", **arguments)
             done += 1
+        if safe:  # not counted as a request of the load
+            result = await client.call_tool("context", {})
+            log.budgets = json.loads(result.content[0].text)["budgets"]["safe"]  # type: ignore[union-attr]
     return log
 
 
@@ -202,3 +209,41 @@ def summary(report: LoadReport) -> str:
             f"(peak {report.rss_start[1]:.0f}), {report.rss_end[0]:.0f} MB at the end (peak "
             f"{report.rss_end[1]:.0f}); after each round: "
             + ", ".join(f"{mb:.0f}" for mb in report.rss_after_rounds) + " MB")
+
+
+def per_client_problems(report: LoadReport) -> list[str]:
+    """Why the safe run does not show budgets holding per client (empty when it does):
+    a client served more than a budget, served other than the server counted, or
+    stopped before spending one of its own budgets (as a shared budget would stop it)."""
+    policy = SafePolicy()
+    limits = {"searches": policy.max_searches, "reads": policy.max_reads,
+              "chars": policy.max_chars}
+    problems = [f"error: {error}" for error in report.errors[:5]]
+    for number, log in enumerate(report.clients, 1):
+        if not log.budgets:
+            problems.append(f"client {number}: no budgets reported")
+            continue
+        used = {key: log.budgets[key][0] for key in limits}
+        over = [key for key in limits if used[key] > limits[key]]
+        served = (log.served.get("search", 0),
+                  log.served.get("open", 0) + log.served.get("read", 0))
+        if over:
+            problems.append(f"client {number}: over its {', '.join(over)} budget: {used}")
+        if served != (used["searches"], used["reads"]):
+            problems.append(f"client {number}: served {served}, the server counted {used}")
+        if not sum(log.refused.values()):
+            problems.append(f"client {number}: never refused, so it never met its budget")
+        elif not spent(log.budgets, policy):
+            problems.append(f"client {number}: refused before spending a budget: {used}")
+    return problems
+
+
+def spent(budgets: dict[str, list[int]], policy: SafePolicy) -> list[str]:
+    """The budgets a client has spent: searches or reads at their limit, or fewer
+    characters left than one more search or read could take."""
+    if not budgets:
+        return []
+    most = max(2 * policy.meta_chars * policy.search_limit, 200)
+    return [key for key in ("searches", "reads", "chars")
+            if budgets[key][0] >= budgets[key][1]
+            or key == "chars" and budgets[key][1] - budgets[key][0] < most]

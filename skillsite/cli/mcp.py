@@ -8,6 +8,8 @@ import click
 
 from skillsite.errors import SkillsiteError
 
+SESSIONS_PER_CLIENT = 4  # open MCP sessions allowed per --max-clients
+
 if TYPE_CHECKING:
     from skillsite.reader import Library
 
@@ -28,15 +30,19 @@ if TYPE_CHECKING:
                    "without an Origin are always served. Example: --allow-origin "
                    "https://app.example.com")
 @click.option("--max-skills", type=click.IntRange(min=0), default=3, show_default=True,
-              help="Distinct skills this server process serves bodies and files of; 0: no "
-                   "limit. Example: --max-skills 10")
+              help="Distinct skills served (bodies and files) to each client, an MCP "
+                   "session over HTTP; 0: no limit. Example: --max-skills 10")
 @click.option("--max-chars", type=click.IntRange(min=0), default=12000, show_default=True,
-              help="Characters this server process serves in all; 0: no limit.")
+              help="Characters served to each client in all; 0: no limit.")
+@click.option("--max-clients", type=click.IntRange(min=1), default=256, show_default=True,
+              help="Clients (MCP sessions) holding budgets at once; one more is refused "
+                   "with too-many-clients until a session ends or stays idle for an hour.")
 @click.option("--safe", is_flag=True,
               help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
                    "no raw paths or whole bodies (so no resources or skills/list).")
 def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
-        allow_origins: tuple[str, ...], max_skills: int, max_chars: int, safe: bool) -> None:
+        allow_origins: tuple[str, ...], max_skills: int, max_chars: int, max_clients: int,
+        safe: bool) -> None:
     """Serve DIST to coding agents over the Model Context Protocol.
 
     One tool per reader operation (context, search, recommend, open, read, related,
@@ -66,7 +72,7 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     except AddressError as error:
         raise SkillsiteError(str(error)) from None
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,
-                            max_chars=max_chars or None)
+                            max_chars=max_chars or None, max_clients=max_clients)
     from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
     warm_up(library)
@@ -78,7 +84,8 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     host, port = where
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
-    serve_http(server, host, port, security)
+    # Sessions that never call a tool hold no budgets: room for a few of them per client.
+    serve_http(server, host, port, security, max_sessions=SESSIONS_PER_CLIENT * max_clients)
 
 
 def _open_library(dist: Path, **options: Any) -> Library:

@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST, Completion, CompletionArgument, ResourceTemplateReference
 
+from skillsite.mcp.clients import current
 from skillsite.mcp.skills import ECHO_CHARS, skill_name, view_meta
 from skillsite.reader import Library, ReaderError
 
@@ -65,12 +66,12 @@ def names_starting(library: Library, prefix: str) -> list[str]:
 
 def _content(library: Library, name: str, path: str) -> str | bytes:
     try:
-        data = library.skill_file(name, path)
+        data = current(library).skill_file(name, path)
     except ReaderError as error:
         if error.code in ("not-found", "invalid-argument"):
             raise ResourceNotFoundError(f"No file {path[:ECHO_CHARS]!r} in skill "
                                         f"{name[:ECHO_CHARS]!r}: {error.message}") from None
-        # a spent budget: the request was fine, this process will not serve more
+        # a spent budget: the request was fine, this client will not be served more
         raise MCPError(code=INVALID_REQUEST, message=error.message,
                        data=error.to_dict()) from None
     try:

@@ -7,6 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
+from skillsite.mcp.clients import ClientBudgets
 from skillsite.mcp.resources import register_resources
 from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
 from skillsite.mcp.tools import register_tools
@@ -24,7 +25,8 @@ This server is a library of agent skills. Never try to load the whole catalog.
    result says truncated, call read again with its cursor.
 Also: recommend(task) ranks skills for a task, related(ref) and compose(ref) give neighbours
 and one level of prerequisites, context() gives counts and tags, prompt() a bounded listing.
-Results are JSON. Budgets limit the distinct skills and the characters this server serves.
+Results are JSON. Budgets limit the distinct skills and the characters served to each client
+(each MCP session); context() shows yours.
 """
 
 SAFE_GUIDE = """
@@ -52,6 +54,7 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
                      "resources/read": hint},
         log_level="WARNING",
     )
+    server.middleware.append(ClientBudgets(library))
     register_tools(server, library)
     if not safe:
         register_resources(server, library)

@@ -2,7 +2,8 @@
 returns the reader's JSON shape as compact text; a reader error becomes a ``ToolError`` the
 model can read and recover from.
 
-Plain ``def`` tools run on the SDK's worker threads; the Library is safe there."""
+Plain ``def`` tools run on the SDK's worker threads; the Library is safe there. Each call
+runs on the Library as its client sees it (``clients.current``): that client's budgets."""
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from skillsite.mcp.clients import current
 from skillsite.reader import Library, ReaderError
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -51,7 +53,7 @@ def _tools(library: Library) -> list[Callable[..., str]]:
     def context() -> str:
         """Counts (skills, per format), tags with counts, artifact version and build time,
         and a hint on how to use the other tools. Call it first if unsure."""
-        return answer(library.context)
+        return answer(current(library).context)
 
     def search(query: Query = "",
                limit: Annotated[int, Field(ge=1, le=50)] = 10,
@@ -62,7 +64,7 @@ def _tools(library: Library) -> list[Callable[..., str]]:
                max_risk: Risk | None = None) -> str:
         """Find skills. Returns compact candidates (ref, name, title, description, tags,
         score, matched fields), never a body. An exact name comes first."""
-        return answer(library.search, query, limit=limit, tags=tags or (),
+        return answer(current(library).search, query, limit=limit, tags=tags or (),
                       applies_to=applies_to or (), format=format, compatibility=compatibility,
                       max_risk=max_risk)
 
@@ -72,13 +74,13 @@ def _tools(library: Library) -> list[Callable[..., str]]:
                   limit: Annotated[int, Field(ge=1, le=20)] = 5) -> str:
         """Rank skills for a task described in words, with its environment and the
         capabilities at hand. Intent and applies_to matches rank above bare word matches."""
-        return answer(library.recommend, task, environment=environment,
+        return answer(current(library).recommend, task, environment=environment,
                       capabilities=capabilities, limit=limit)
 
     def open(ref: Ref) -> str:
         """One skill's metadata, headings with their sizes in characters, links,
         depends_on, supporting files and lint warnings. No body: use read for that."""
-        return answer(library.open, ref)
+        return answer(current(library).open, ref)
 
     def read(ref: Ref,
              section: Section | None = None,
@@ -89,17 +91,17 @@ def _tools(library: Library) -> list[Callable[..., str]]:
         """Read one section (its heading, or its index from open), a line range, or the
         whole body, at most max_chars. A cut is explicit: truncated is true, and passing
         its cursor back continues where it stopped."""
-        return answer(library.read, ref, section, start_line=start_line, end_line=end_line,
-                      max_chars=max_chars, cursor=cursor)
+        return answer(current(library).read, ref, section, start_line=start_line,
+                      end_line=end_line, max_chars=max_chars, cursor=cursor)
 
     def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> str:
         """Skills related by links, shared tags and dependencies, each with its reason."""
-        return answer(library.related, ref, limit=limit)
+        return answer(current(library).related, ref, limit=limit)
 
     def compose(ref: Ref, limit: Annotated[int, Field(ge=1, le=8)] = 4) -> str:
         """Exactly one level of depends_on: compact metadata of each prerequisite and the
         references that did not resolve. Never bodies."""
-        return answer(library.compose, ref, limit=limit)
+        return answer(current(library).compose, ref, limit=limit)
 
     def prompt(refs: Annotated[list[Annotated[str, Field(max_length=512)]] | None,
                                Field(max_length=50)] = None,
@@ -107,6 +109,6 @@ def _tools(library: Library) -> list[Callable[..., str]]:
                max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> str:
         """A listing of skills (the given refs, or the catalog) for a system prompt, at
         most max_chars; it says what it left out."""
-        return answer(library.prompt, refs, style=style, max_chars=max_chars)
+        return answer(current(library).prompt, refs, style=style, max_chars=max_chars)
 
     return [context, search, recommend, open, read, related, compose, prompt]

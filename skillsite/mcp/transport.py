@@ -78,5 +78,10 @@ def serve_stdio(server: MCPServer) -> None:
 
 
 def serve_http(server: MCPServer, host: str, port: int,
-               security: TransportSecuritySettings) -> None:
-    server.run("streamable-http", host=host, port=port, transport_security=security)
+               security: TransportSecuritySettings, *, max_sessions: int = 1024) -> None:
+    """Stateful on purpose: budgets are kept per MCP session (see ``clients``), and a
+    stateless server gives its clients none. The SDK holds at most ``max_sessions`` open
+    sessions (about 100 KB each; a new one beyond gets HTTP 503) and closes a session
+    idle for 30 minutes."""
+    server.run("streamable-http", host=host, port=port, transport_security=security,
+               stateless_http=False, max_sessions=max_sessions)

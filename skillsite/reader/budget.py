@@ -1,8 +1,8 @@
-"""How much one Library serves: at most N distinct skills loaded and M characters.
+"""How much one client is served: at most N distinct skills loaded and M characters.
 
 FORMATS.md §4 (Mini-A) defaults: 3 skills and 12,000 characters for an agent session.
-MCP over stdio or streamable HTTP has no session id, so the budget belongs to the
-Library instance, one per server process. ``None`` turns a limit off.
+Each client has its own (:mod:`skillsite.reader.clients`): the MCP server keeps one per
+MCP session. ``None`` turns a limit off.
 """
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ DEFAULT_MAX_CHARS = 12_000
 
 @dataclass
 class Budget:
-    """The skill and character budgets of one Library, under a lock."""
+    """The skill and character budgets of one client, under a lock."""
 
     max_skills: int | None = DEFAULT_MAX_SKILLS
     max_chars: int | None = DEFAULT_MAX_CHARS
@@ -37,7 +37,7 @@ class Budget:
                     "budget-exceeded",
                     f"this session has already loaded {len(self.loaded)} skills "
                     f"({', '.join(self.loaded)}), its budget; read more of those, or start "
-                    "a new session (a new Library)", budget="skills", used=len(self.loaded),
+                    "a new session", budget="skills", used=len(self.loaded),
                     limit=self.max_skills)
             if self.max_chars is None:
                 return wanted
@@ -46,7 +46,7 @@ class Budget:
                 raise ReaderError(
                     "budget-exceeded",
                     f"this session has already served {self.served} characters, its budget "
-                    f"of {self.max_chars}; start a new session (a new Library)",
+                    f"of {self.max_chars}; start a new session",
                     budget="characters", used=self.served, limit=self.max_chars)
             return min(wanted, left)
 

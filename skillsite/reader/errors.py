@@ -7,10 +7,12 @@ code                               exit  meaning
 =================================  ====  ==============================================
 ``not-found``                      1     no skill, file or section by that reference
 ``section-not-found``              1     the skill has no such heading (lists them)
-``budget-exceeded``                1     this Library's skill or character budget is spent
+``budget-exceeded``                1     this client's skill or character budget is spent
 ``invalid-or-expired-reference``   1     safe mode: the opaque ref is unknown, used or old
 ``restricted-budget-exhausted``    1     safe mode: a per-window budget is spent;
                                          ``retry_after_seconds`` says when it refills
+``too-many-clients``               1     the Library keeps budgets for ``max_clients``
+                                         clients already; ``retry_after_seconds``
 ``ambiguous-section``              2     several headings match (lists them)
 ``invalid-argument``               2     a malformed ref, cursor, line range or option
 ``restricted-query-rejected``      2     safe mode: wildcard, too short or empty query
@@ -32,6 +34,7 @@ EXIT_CODES: dict[str, int] = {
     "budget-exceeded": EXIT_PROBLEMS,
     "invalid-or-expired-reference": EXIT_PROBLEMS,
     "restricted-budget-exhausted": EXIT_PROBLEMS,
+    "too-many-clients": EXIT_PROBLEMS,
     "ambiguous-section": EXIT_USAGE,
     "invalid-argument": EXIT_USAGE,
     "restricted-query-rejected": EXIT_USAGE,

@@ -8,12 +8,17 @@ never preloaded. A Library is safe to share between threads.
 """
 from __future__ import annotations
 
+import contextlib
+import copy
 import os
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import DEFAULT_MAX_CHARS, DEFAULT_MAX_SKILLS, Budget
+from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients, one_at_a_time
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder, risk_of
 from skillsite.reader.neighbours import Graph
@@ -46,7 +51,9 @@ class Library(Queries, Serving):
 
     ``safe`` turns on safe mode for untrusted clients (opaque single-use refs, budgets per
     time window, see :mod:`skillsite.reader.safe`). ``max_skills`` and ``max_chars`` are
-    this Library's budgets (``None``: no limit). ``verify`` hashes every file against the
+    the budgets of each client (``None``: no limit): the Library's own, and those of each
+    client named with :meth:`client`, at most ``max_clients`` of them at once
+    (:mod:`skillsite.reader.clients`). ``verify`` hashes every file against the
     manifest first, as a long-lived server should. Otherwise each file is checked the first
     time it is read: its size and, with ``hash_on_read`` (the default), its sha256; a
     one-shot query (the CLI) turns ``hash_on_read`` off, because hashing the content
@@ -57,12 +64,43 @@ class Library(Queries, Serving):
                  max_skills: int | None = DEFAULT_MAX_SKILLS,
                  max_chars: int | None = DEFAULT_MAX_CHARS,
                  policy: SafePolicy | None = None, verify: bool = False,
-                 hash_on_read: bool = True) -> None:
+                 hash_on_read: bool = True, max_clients: int = DEFAULT_MAX_CLIENTS) -> None:
         self.dist = Path(dist)
         self._snapshots = Snapshots(self.dist, verify, hash_on_read)
         self.safe = safe
-        self.budget = Budget(max_skills, max_chars)
-        self.ledger = SafeLedger(policy) if safe else None
+        self._limits = (max_skills, max_chars, policy)
+        self.budget, self.ledger = self._fresh_budgets()
+        #: False when nothing is budgeted: then no call waits for another.
+        self.limited = safe or max_skills is not None or max_chars is not None
+        self._lock: threading.RLock | None = threading.RLock() if self.limited else None
+        idle = self.ledger.policy.window if self.ledger else 3600
+        self._clients = Clients(self._fresh_budgets, max_clients=max_clients,
+                                idle_seconds=idle)
+
+    def _fresh_budgets(self) -> tuple[Budget, SafeLedger | None]:
+        max_skills, max_chars, policy = self._limits
+        return Budget(max_skills, max_chars), SafeLedger(policy) if self.safe else None
+
+    @contextlib.contextmanager
+    def client(self, key: str) -> Iterator[Library]:
+        """This Library as client ``key`` sees it: the same ``dist/``, with that client's
+        own budgets, safe-mode counts and refs (created on its first call). Fails with
+        ``too-many-clients`` when ``max_clients`` other clients hold budgets. ::
+
+            with library.client(session_id) as mine:
+                mine.read(ref)
+        """
+        entry = self._clients.acquire(key)
+        try:
+            view = copy.copy(self)
+            view.budget, view.ledger, view._lock = entry.budget, entry.ledger, entry.lock
+            yield view
+        finally:
+            self._clients.release(entry)
+
+    def forget_client(self, key: str) -> None:
+        """Drop client ``key``'s budgets and refs (it has gone, e.g. its session closed)."""
+        self._clients.forget(key)
 
     # The build this operation answers from (see skillsite.reader.snapshots). The mixins
     # declare these as plain attributes; here they are read-only views of the snapshot.
@@ -199,7 +237,13 @@ class Library(Queries, Serving):
         return self._snapshots.pinned().graph()
 
 
-# Every public operation answers from one build, even while a new one is swapped in.
+# Every public operation answers from one build, even while a new one is swapped in; those
+# that spend a client's budgets run one at a time per client (skillsite.reader.clients).
 for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
                    "recommend", "related", "search", "skill_file", "skill_files", "verify"):
-    setattr(Library, _operation, pinned_operation(getattr(Library, _operation)))
+    _pinned = pinned_operation(getattr(Library, _operation))
+    if _operation in ("read", "skill_file"):
+        _pinned = one_at_a_time(_pinned)
+    elif _operation in ("compose", "open", "recommend", "related", "search"):
+        _pinned = one_at_a_time(_pinned, safe_only=True)
+    setattr(Library, _operation, _pinned)

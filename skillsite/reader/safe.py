@@ -8,7 +8,9 @@
 - No raw path and no full body: results carry no paths, and a read is one section or a
   line range, capped in lines and characters.
 
-The ledger lives in memory, in one Library (one per server process), under a lock.
+The ledger lives in memory, under a lock: one per client (see
+:mod:`skillsite.reader.clients`), so its counts and refs are that client's alone; a ref
+issued to one client is unknown to every other.
 """
 from __future__ import annotations
 
@@ -22,7 +24,9 @@ from skillsite.reader.errors import ReaderError
 
 _WILDCARD = re.compile(r"[*?]{2,}|\*|^\.+$")
 _WORDY = re.compile(r"[^\W_]", re.UNICODE)
-MAX_LIVE_REFS = 4096
+#: Live refs kept per client (the oldest go first): about 130 KB at most, so that a
+#: Library's full ledger of clients stays in the tens of megabytes.
+MAX_LIVE_REFS = 512
 
 
 @dataclass(frozen=True)
