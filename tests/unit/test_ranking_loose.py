@@ -30,3 +30,30 @@ def test_a_typo_in_the_first_letters_is_still_found() -> None:
     found = _loose_matches(["kubernetes"], [{"loose": frozenset(tokens)}])
     assert found["kubernetes"].near == set(tokens)
     assert found["kubernetes"].prefixed == {"kubernetes"}
+
+
+text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
+
+
+@settings(max_examples=200, deadline=None)
+@given(name=text, title=text, description=text, body=st.text(max_size=400),
+       tags=st.lists(text, max_size=3), headings=st.lists(text, max_size=3),
+       compatibility=text)
+def test_stored_terms_analyse_as_the_text_itself(name: str, title: str, description: str,
+                                                 body: str, tags: list[str],
+                                                 headings: list[str], compatibility: str
+                                                 ) -> None:
+    """What the build stores (joined terms, body counts) reads back as the tokenizer's
+    own terms, whatever the text: Unicode, punctuation, stop words, long tokens."""
+    import dataclasses
+    import json
+
+    from skillsite.index.fields import field_texts, stored_terms
+    from skillsite.index.ranking import _analysis
+    from skillsite.models import IndexDoc
+
+    doc = IndexDoc(name=name, title=title, description=description, tags=tuple(tags),
+                   intents=tuple(tags[:1]), applies_to=tuple(tags[1:]),
+                   compatibility=compatibility, headings=tuple(headings), body=body)
+    stored = dataclasses.replace(doc, terms=json.dumps(stored_terms(field_texts(doc))))
+    assert _analysis(stored) == _analysis(doc)
