@@ -8,9 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from concurrent.futures import Future
 from pathlib import Path
-from typing import Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable
+
+if TYPE_CHECKING:  # concurrent.futures costs a reader's cold start 3-10 ms (logging...)
+    from concurrent.futures import Future
 
 MANIFEST = "manifest.json"
 #: 2.1: the content store keeps each skill's files (``files`` table) and the manifest
