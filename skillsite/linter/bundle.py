@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterator
 
+from skillsite.linter.capped import read_capped
 from skillsite.models import Document
 
 MAX_FILES = 500
@@ -128,8 +129,7 @@ def _read(entry: os.DirEntry[str], rel: str, root: str, own: str,
 def _bytes(path: str, max_size: int) -> bytes | None:
     """At most ``max_size + 1`` bytes of the file: enough to tell it is too large."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(max_size + 1)
+        return read_capped(path, max_size)
     except OSError:
         return None
 
