@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from skillsite.linter import suppress
+from skillsite.linter.markers import contains
 from skillsite.linter.pointer import resolve
 from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
@@ -46,11 +47,14 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
 def _suppressed(doc: Document, ctx: Context, path: str,
                 problems: list[Problem]) -> list[Problem]:
     """Drop what inline comments silence, in the document and in its bundled files."""
+    bundled = [b for b in doc.derived.get("bundled", ()) if b.text]
+    if not any(contains(text, "skillsite")
+               for text in [doc.derived.get("text", ""), *(b.text for b in bundled)]):
+        return problems  # no suppression comment anywhere (the common case)
     texts = {path: doc.derived.get("text", "")}
     folder = posixpath.dirname(path)
-    for bundled in doc.derived.get("bundled", ()):
-        if bundled.text:
-            texts[posixpath.join(folder, bundled.rel)] = bundled.text
+    for each in bundled:
+        texts[posixpath.join(folder, each.rel)] = each.text
     kept, unused = suppress.apply(problems, texts)
     for where, suppression in unused:
         if all(ctx.config.enabled(rule) for rule in suppression.rules if rule in RULES):

@@ -14,7 +14,8 @@ from skillsite.models import Document
 
 MARKUP = ("skill-md", "virtual")
 _TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
-_LEFTOVER = re.compile(r"^[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
+# Searched in "\n" + body, so that it starts with a literal the regex engine skips to.
+_LEFTOVER = re.compile(r"\n[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
                        r"(?=[:(]|[ \t]*$)", re.MULTILINE)
 _BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
 _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
@@ -88,7 +89,7 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     body = doc.body
     found = []
     if any(contains(body, marker) for marker in ("TODO", "FIXME", "TBD", "XXX")):
-        found += [(m.start(1), m.group(1)) for m in _LEFTOVER.finditer(body)]
+        found += [(m.start(1) - 1, m.group(1)) for m in _LEFTOVER.finditer("\n" + body)]
     if any(contains(body, marker) for marker in _BLANK_MARKERS):
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
