@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterator
 
 from skillsite.linter.capped import read_capped
@@ -46,13 +46,15 @@ class Bundled:
     size: int
     text: str | None
 
-    @property
+    # cached_property writes the instance's __dict__ directly, which a frozen dataclass
+    # allows; several rules ask each file these questions.
+    @cached_property
     def for_people(self) -> bool:
         """A licence, README, changelog, package manifest or client metadata file
         (``agents/openai.yaml``, read by Codex, not by the agent)."""
         return _FOR_PEOPLE.search(self.rel) is not None
 
-    @property
+    @cached_property
     def is_markdown(self) -> bool:
         return self.rel.lower().endswith((".md", ".markdown"))
 
@@ -66,9 +68,8 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""
     if doc.source.kind != "skill-md":
         return []
-    folder = os.path.abspath(doc.source.path.parent)
-    return doc.memo("bundled", lambda: list(_walk(folder, _real(str(doc.source.root)),
-                                                  max_size)))
+    return doc.memo("bundled", lambda: list(_walk(os.path.abspath(doc.source.path.parent),
+                                                  _real(str(doc.source.root)), max_size)))
 
 
 @lru_cache(maxsize=64)

@@ -31,9 +31,10 @@ Link = tuple[str, tuple[int, int], "str | None"]
 
 def local_links(doc: Document) -> list[Link]:
     """(target, location, absolute normalized path or None if absolute) per local link."""
-    folder = os.path.abspath(doc.source.path.parent)
-    return doc.memo("local-links", lambda: list(
-        find_links(doc.body, doc.body_line, folder, folder)))
+    def compute() -> list[Link]:
+        folder = os.path.abspath(doc.source.path.parent)
+        return list(find_links(doc.body, doc.body_line, folder, folder))
+    return doc.memo("local-links", compute)
 
 
 def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[Link]:

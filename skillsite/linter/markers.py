@@ -6,7 +6,7 @@ The scanners run an expensive pattern only on a text that holds its literal mark
 Aho-Corasick automaton (``ahocorasick_rs``, in Rust) finds every marker of
 :data:`MARKERS` in the lowered text at once, and the answer is kept for the last texts.
 
-:func:`contains` and :func:`contains_lowered` give exactly what ``marker in text`` and
+:func:`contains`, :func:`contains_lowered` and their ``any_`` forms give exactly what ``marker in text`` and
 ``marker in text.lower()`` give: a marker that is not in :data:`MARKERS` is simply
 searched for.
 """
@@ -62,3 +62,20 @@ def contains_lowered(text: str, marker: str) -> bool:
     if marker in _KNOWN:
         return marker in found(text)
     return marker in lower(text)
+
+
+def any_in(text: str, candidates: tuple[str, ...]) -> bool:
+    """``any(marker in text for marker in candidates)``, as :func:`contains` answers it."""
+    present = found(text)
+    for marker in candidates:
+        low = marker.lower()
+        if (low in present or low not in _KNOWN) and marker in text:
+            return True
+    return False
+
+
+def any_lowered(text: str, candidates: tuple[str, ...]) -> bool:
+    """``any(marker in text.lower() for marker in candidates)``, for lower-case markers."""
+    present = found(text)
+    return any(marker in present if marker in _KNOWN else marker in lower(text)
+               for marker in candidates)

@@ -12,7 +12,7 @@ import unicodedata
 from typing import Iterator
 
 from skillsite.linter.fences import Fence, fences, in_fence
-from skillsite.linter.markers import contains, contains_lowered, lower
+from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
 from skillsite.linter.secrets import entropy
 
 Found = Iterator[tuple[int, str]]
@@ -92,8 +92,7 @@ def hidden_instructions(text: str) -> Found:
 
 def prompt_override(text: str) -> Found:
     """Visible phrases that tell the agent to drop its instructions, outside code."""
-    if not (any(contains_lowered(text, w) for w in _OVERRIDE_MARKERS)
-            or contains_lowered(text, "the user")
+    if not (any_lowered(text, _OVERRIDE_MARKERS) or contains_lowered(text, "the user")
             and (contains_lowered(text, "do not") or contains_lowered(text, "without"))):
         return
     lowered = lower(text)
@@ -164,7 +163,7 @@ _PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may l
 def pipe_to_shell(text: str) -> Found:
     """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
     ``iwr ... | iex``, ``bash <(curl ...)``."""
-    if not any(contains_lowered(text, w) for w in ("curl", "wget", "iwr", "irm", "invoke-")):
+    if not any_lowered(text, ("curl", "wget", "iwr", "irm", "invoke-")):
         return
     lowered = lower(text)
     found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
@@ -203,7 +202,7 @@ def unpinned_runners(text: str, *, markdown: bool) -> Found:
     the registry serves that day. In Markdown only code (blocks and spans) is read, so
     prose such as "use npx to run it" is not a command; ``npx jest`` without ``--yes``
     runs the project's own install and is not reported."""
-    if not any(contains(text, w) for w in ("npx", "uvx", "pipx run", "bunx", "dlx")):
+    if not any_in(text, ("npx", "uvx", "pipx run", "bunx", "dlx")):
         return
     blocks = fences(text) if markdown else []
     for found in _RUNNER.finditer(text):

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from typing import Iterator
 
-from skillsite.linter.markers import contains, contains_lowered
+from skillsite.linter.markers import any_in, any_lowered, contains
 
 MIN_ENTROPY = 3.0
 #: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
@@ -33,6 +33,8 @@ _KNOWN = [
 ]
 _KNOWN_RES = [(marker, re.compile(pattern), what) for marker, pattern, what in _KNOWN]
 _GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+#: A text with none of these holds no token shape (one check instead of one per shape).
+_SHAPE_MARKERS = (*(m for m, _, _ in _KNOWN if m != "gh"), *_GITHUB_PREFIXES)
 # key = "value" / key: value / KEY=value. The regex starts at the separator, which is
 # rare, and the key name before it is then checked against _SECRET_NAME.
 _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
@@ -69,7 +71,7 @@ def find_secrets(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _candidates(text: str) -> Iterator[tuple[int, str]]:
-    for marker, pattern, what in _KNOWN_RES:
+    for marker, pattern, what in _KNOWN_RES if any_in(text, _SHAPE_MARKERS) else ():
         if not _holds(text, marker):
             continue
         for found in pattern.finditer(text):
@@ -80,7 +82,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
                 value = text[found.end():found.end() + 200].strip().split("\n", 1)[0]
             if len(value) >= 20 and not is_placeholder(value):
                 yield found.start(), what
-    if not any(contains_lowered(text, name) for name in _NAME_MARKERS):
+    if not any_lowered(text, _NAME_MARKERS):
         return
     for found in _ASSIGNED.finditer(text):
         value = found.group(1)
@@ -92,7 +94,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
 
 def _holds(text: str, marker: str) -> bool:
     if marker == "gh":  # most English text holds "gh"; a GitHub token holds a prefix
-        return any(contains(text, prefix) for prefix in _GITHUB_PREFIXES)
+        return any_in(text, _GITHUB_PREFIXES)
     return contains(text, marker)
 
 

@@ -21,8 +21,8 @@ _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
 def _skill_root(doc: Document) -> str:
-    folder = doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent
-    return doc.memo("skill-root", lambda: os.path.abspath(folder))
+    return doc.memo("skill-root", lambda: os.path.abspath(
+        doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -57,8 +57,12 @@ def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
     folder. The specification is silent on links, so this is a warning.
     """
     root = _skill_root(doc)
+    # A bundled file was just listed: it exists without asking the file system again.
+    listed = (references(doc, ctx.config.max_file_size).by_path
+              if doc.source.kind == "skill-md" else {})
     for rel, (target, where, path) in _all_links(doc, ctx):
-        if path is not None and _inside(path, root) and not os.path.exists(path):
+        if (path is not None and _inside(path, root) and path not in listed
+                and not os.path.exists(path)):
             yield _at(rel, where), f"link target {target!r} does not exist"
 
 

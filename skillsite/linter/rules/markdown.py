@@ -7,7 +7,7 @@ from typing import Iterator
 
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
-from skillsite.linter.markers import contains
+from skillsite.linter.markers import any_in
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import Document
@@ -88,9 +88,9 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     body = doc.body
     found = []
-    if any(contains(body, marker) for marker in ("TODO", "FIXME", "TBD", "XXX")):
+    if any_in(body, ("TODO", "FIXME", "TBD", "XXX")):
         found += [(m.start(1) - 1, m.group(1)) for m in _LEFTOVER.finditer("\n" + body)]
-    if any(contains(body, marker) for marker in _BLANK_MARKERS):
+    if any_in(body, _BLANK_MARKERS):
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
     for at, what in sorted(found):
