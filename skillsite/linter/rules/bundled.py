@@ -130,6 +130,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
     candidates = [f for f in refs.files
                   if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
+                  and f.rel not in texts  # the usual mention, before the other names
                   and not any(name in texts for name in _names(f.rel))]
     if not candidates:
         return

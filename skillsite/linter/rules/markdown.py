@@ -118,7 +118,7 @@ def trailing_whitespace(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def trailing_lines(text: str, body_line: int) -> list[tuple[int, int]]:
     """(line, column) where trailing white space starts, on the lines the rule reports."""
-    body_start = sum(len(line) + 1 for line in text.split("\n")[:body_line - 1])
+    body_start = _line_offset(text, body_line)
     blocks = fences(text[body_start:])
     found = []
     for match in _TRAILING.finditer(text):
@@ -134,3 +134,14 @@ def trailing_lines(text: str, body_line: int) -> list[tuple[int, int]]:
                 continue  # a Markdown hard line break
         found.append((line, match.start() - line_start + 1))
     return found
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Where the 1-based ``line`` of ``text`` starts (``len(text) + 1`` past its end)."""
+    offset = 0
+    for _ in range(line - 1):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            return len(text) + 1
+        offset = newline + 1
+    return offset
