@@ -15,6 +15,7 @@ from functools import cached_property, lru_cache
 from typing import Iterator
 
 from skillsite.linter.capped import read_capped
+from skillsite.linter.links import folder_of
 from skillsite.models import Document
 
 MAX_FILES = 500
@@ -68,8 +69,8 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""
     if doc.source.kind != "skill-md":
         return []
-    return doc.memo("bundled", lambda: list(_walk(os.path.abspath(doc.source.path.parent),
-                                                  _real(str(doc.source.root)), max_size)))
+    return doc.memo("bundled", lambda: list(_walk(folder_of(doc), _real(str(doc.source.root)),
+                                                  max_size)))
 
 
 @lru_cache(maxsize=64)

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from skillsite.linter.bundle import Bundled, bundled_files
-from skillsite.linter.links import Link, find_links, local_links
+from skillsite.linter.links import Link, find_links, folder_of, local_links
 from skillsite.models import Document
 
 
@@ -29,7 +29,7 @@ def references(doc: Document, max_size: int) -> References:
 
 
 def _build(doc: Document, max_size: int) -> References:
-    root = os.path.abspath(doc.source.path.parent)
+    root = folder_of(doc)
     refs = References(bundled_files(doc, max_size))
     by_path = refs.by_path = {os.path.join(root, *f.rel.split("/")): f for f in refs.files}
     for bundled in refs.files:

@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import Iterator
 
-from skillsite.linter.links import Link, local_links
+from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
@@ -21,8 +21,9 @@ _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
 def _skill_root(doc: Document) -> str:
-    return doc.memo("skill-root", lambda: os.path.abspath(
-        doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent))
+    if doc.source.kind != "virtual":
+        return folder_of(doc)
+    return doc.memo("skill-root", lambda: os.path.abspath(doc.source.root))
 
 
 def _inside(path: str, root: str) -> bool:
