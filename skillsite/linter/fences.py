@@ -26,11 +26,11 @@ class Fence(NamedTuple):
     closed: bool
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def fences(text: str) -> list[Fence]:
-    """Every fenced block of ``text``, in order (remembered for the last texts: the links,
-    the Markdown rules and the scanners all ask for the fences of the same body; the list
-    is shared, never change it)."""
+    """Every fenced block of ``text``, in order (remembered for the last 32 texts, about
+    one skill's files: the links, the Markdown rules and the scanners all ask for the
+    fences of the same body; the list is shared, never change it)."""
     if "```" not in text and "~~~" not in text:
         return []
     found: list[Fence] = []

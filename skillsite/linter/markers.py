@@ -41,9 +41,10 @@ _KNOWN = frozenset(MARKERS)
 _AUTOMATON = ahocorasick_rs.AhoCorasick(MARKERS)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=32)
 def found(text: str) -> frozenset[str]:
-    """The markers of :data:`MARKERS` that ``text.lower()`` holds."""
+    """The markers of :data:`MARKERS` that ``text.lower()`` holds (remembered for the last
+    32 texts, about one skill's files, which every scanner asks about in turn)."""
     # Overlapping matches, so that "key" inside "private key" is seen as well.
     return frozenset(_AUTOMATON.find_matches_as_strings(lower(text), overlapping=True))
 
