@@ -33,6 +33,8 @@ def read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
             got += len(chunk)
             if got >= want:
                 want = cap + 1  # longer than it said: read on, up to the cap
+            elif got == size:
+                break  # a regular file as long as it said: its end, without one more read
         return b"".join(parts)
     finally:
         os.close(fd)
