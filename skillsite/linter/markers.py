@@ -65,18 +65,27 @@ def contains_lowered(text: str, marker: str) -> bool:
     return marker in lower(text)
 
 
+@lru_cache(maxsize=None)
+def _split(candidates: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The lowered forms of the ``candidates`` that are in :data:`MARKERS`, and the
+    candidates that are not (those are searched for)."""
+    return (frozenset(m.lower() for m in candidates if m.lower() in _KNOWN),
+            tuple(m for m in candidates if m.lower() not in _KNOWN))
+
+
 def any_in(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text for marker in candidates)``, as :func:`contains` answers it."""
+    known, unknown = _split(candidates)
     present = found(text)
-    for marker in candidates:
-        low = marker.lower()
-        if (low in present or low not in _KNOWN) and marker in text:
-            return True
-    return False
+    # A marker in the text has its lowered form in ``present``: only those are confirmed.
+    if not present.isdisjoint(known) and any(
+            marker in text for marker in candidates if marker.lower() in present):
+        return True
+    return any(marker in text for marker in unknown)
 
 
 def any_lowered(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text.lower() for marker in candidates)``, for lower-case markers."""
-    present = found(text)
-    return any(marker in present if marker in _KNOWN else marker in lower(text)
-               for marker in candidates)
+    known, unknown = _split(candidates)
+    return (not found(text).isdisjoint(known)
+            or any(marker in lower(text) for marker in unknown))

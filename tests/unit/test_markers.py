@@ -31,3 +31,14 @@ def test_markers_inside_other_markers_are_found() -> None:
 
 def test_every_marker_is_lower_case_ascii() -> None:
     assert all(m.isascii() and m == m.lower() for m in markers.MARKERS)
+
+
+def test_any_forms_are_any_of_the_plain_searches() -> None:
+    groups = [("AKIA", "ghp_", "not-a-marker"), ("TODO", "FIXME", "TBD", "XXX"),
+              ("npx", "uvx", "pipx run"), ("[Insert", "[Describe"), ("zzz", "\u212aey")]
+    for text in TEXTS:
+        for group in groups:
+            assert markers.any_in(text, group) == any(m in text for m in group), (text, group)
+            lowered = tuple(m.lower() for m in group)
+            assert (markers.any_lowered(text, lowered)
+                    == any(m in text.lower() for m in lowered)), (text, group)
