@@ -11,9 +11,11 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterator
 
+from skillsite.linter.capped import read_capped
+from skillsite.linter.links import folder_of
 from skillsite.models import Document
 
 MAX_FILES = 500
@@ -45,13 +47,15 @@ class Bundled:
     size: int
     text: str | None
 
-    @property
+    # cached_property writes the instance's __dict__ directly, which a frozen dataclass
+    # allows; several rules ask each file these questions.
+    @cached_property
     def for_people(self) -> bool:
         """A licence, README, changelog, package manifest or client metadata file
         (``agents/openai.yaml``, read by Codex, not by the agent)."""
         return _FOR_PEOPLE.search(self.rel) is not None
 
-    @property
+    @cached_property
     def is_markdown(self) -> bool:
         return self.rel.lower().endswith((".md", ".markdown"))
 
@@ -65,8 +69,7 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""
     if doc.source.kind != "skill-md":
         return []
-    folder = os.path.abspath(doc.source.path.parent)
-    return doc.memo("bundled", lambda: list(_walk(folder, _real(str(doc.source.root)),
+    return doc.memo("bundled", lambda: list(_walk(folder_of(doc), _real(str(doc.source.root)),
                                                   max_size)))
 
 
@@ -128,8 +131,7 @@ def _read(entry: os.DirEntry[str], rel: str, root: str, own: str,
 def _bytes(path: str, max_size: int) -> bytes | None:
     """At most ``max_size + 1`` bytes of the file: enough to tell it is too large."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(max_size + 1)
+        return read_capped(path, max_size)
     except OSError:
         return None
 

@@ -9,6 +9,7 @@ Indentation is accepted at any depth, because fences nested in list items are co
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 # Searched in "\n" + text: a literal first character lets the regex engine skip ahead.
@@ -25,8 +26,11 @@ class Fence(NamedTuple):
     closed: bool
 
 
+@lru_cache(maxsize=32)
 def fences(text: str) -> list[Fence]:
-    """Every fenced block of ``text``, in order."""
+    """Every fenced block of ``text``, in order (remembered for the last 32 texts, about
+    one skill's files: the links, the Markdown rules and the scanners all ask for the
+    fences of the same body; the list is shared, never change it)."""
     if "```" not in text and "~~~" not in text:
         return []
     found: list[Fence] = []

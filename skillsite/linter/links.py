@@ -29,11 +29,17 @@ ROOT_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR",
 Link = tuple[str, tuple[int, int], "str | None"]
 
 
+def folder_of(doc: Document) -> str:
+    """The absolute folder of the document's file, worked out once per document."""
+    return doc.memo("folder", lambda: os.path.abspath(os.path.dirname(doc.source.path)))
+
+
 def local_links(doc: Document) -> list[Link]:
     """(target, location, absolute normalized path or None if absolute) per local link."""
-    folder = os.path.abspath(doc.source.path.parent)
-    return doc.memo("local-links", lambda: list(
-        find_links(doc.body, doc.body_line, folder, folder)))
+    def compute() -> list[Link]:
+        folder = folder_of(doc)
+        return list(find_links(doc.body, doc.body_line, folder, folder))
+    return doc.memo("local-links", compute)
 
 
 def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[Link]:

@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import Iterable
 
 from skillsite.linter import suppress
+from skillsite.linter.markers import contains
 from skillsite.linter.pointer import resolve
 from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
@@ -33,7 +34,8 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
     if doc.data is not None:
         found += _schema_problems(doc, ctx, path)
         found += _rule_problems(doc, ctx, path)
-        secrets = secrets_of(doc.data)
+        # Most documents have no problem: then there is no message to redact.
+        secrets = secrets_of(doc.data) if any(found) else []
         found = [replace(p, message=redact(p.message, secrets)) if p and secrets else p
                  for p in found]
     problems = [p for p in found if p is not None]
@@ -45,11 +47,16 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
 def _suppressed(doc: Document, ctx: Context, path: str,
                 problems: list[Problem]) -> list[Problem]:
     """Drop what inline comments silence, in the document and in its bundled files."""
+    bundled = [b for b in doc.derived.get("bundled", ()) if b.text]
+    # The whole file is searched directly: no other check asks for its markers, while the
+    # scanners already found those of the bundled files.
+    if "skillsite" not in doc.derived.get("text", "") and not any(
+            contains(b.text, "skillsite") for b in bundled if b.text):
+        return problems  # no suppression comment anywhere (the common case)
     texts = {path: doc.derived.get("text", "")}
     folder = posixpath.dirname(path)
-    for bundled in doc.derived.get("bundled", ()):
-        if bundled.text:
-            texts[posixpath.join(folder, bundled.rel)] = bundled.text
+    for each in bundled:
+        texts[posixpath.join(folder, each.rel)] = each.text
     kept, unused = suppress.apply(problems, texts)
     for where, suppression in unused:
         if all(ctx.config.enabled(rule) for rule in suppression.rules if rule in RULES):
@@ -105,14 +112,21 @@ def _schema_message(rule: Rule, field: str, value: object, message: str) -> str:
     return f"{field} {rule.hint}"
 
 
+def rule_plan(ctx: Context, kind: str) -> list[Rule]:
+    """The document rules that run on files of ``kind`` under ``ctx``'s configuration."""
+    plan = ctx.plans.get(kind)
+    if plan is None:
+        plan = ctx.plans[kind] = [
+            rule for rule in RULES.values()
+            if rule.scope == DOCUMENT and kind in rule.formats and rule.check is not None
+            and ctx.config.enabled(rule.id) and (not rule.opt_in or ctx.config.chosen(rule.id))]
+    return plan
+
+
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
-    kind = doc.source.kind
     folder = posixpath.dirname(path)
-    for rule in RULES.values():
-        if rule.scope != DOCUMENT or kind not in rule.formats or rule.check is None:
-            continue
-        if not ctx.config.enabled(rule.id) or (rule.opt_in and not ctx.config.chosen(rule.id)):
-            continue
+    for rule in rule_plan(ctx, doc.source.kind):
+        assert rule.check is not None
         try:
             for where, message, *severity in rule.check(doc, ctx):
                 if isinstance(where, Elsewhere):

@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass, field
 
 from skillsite.linter.bundle import Bundled, bundled_files
-from skillsite.linter.links import Link, find_links, local_links
+from skillsite.linter.links import Link, find_links, folder_of, local_links
 from skillsite.models import Document
 
 
@@ -20,6 +20,8 @@ class References:
     links: dict[str, list[Link]] = field(default_factory=dict)
     depth: dict[str, int] = field(default_factory=dict)
     deep: list[tuple[str, Link]] = field(default_factory=list)
+    #: The bundled files by absolute path.
+    by_path: dict[str, Bundled] = field(default_factory=dict)
 
 
 def references(doc: Document, max_size: int) -> References:
@@ -27,9 +29,9 @@ def references(doc: Document, max_size: int) -> References:
 
 
 def _build(doc: Document, max_size: int) -> References:
-    root = os.path.abspath(doc.source.path.parent)
+    root = folder_of(doc)
     refs = References(bundled_files(doc, max_size))
-    by_path = {os.path.join(root, *f.rel.split("/")): f for f in refs.files}
+    by_path = refs.by_path = {os.path.join(root, *f.rel.split("/")): f for f in refs.files}
     for bundled in refs.files:
         if bundled.is_markdown and bundled.text is not None and not bundled.for_people:
             folder = os.path.dirname(os.path.join(root, *bundled.rel.split("/")))

@@ -12,7 +12,8 @@ import unicodedata
 from typing import Iterator
 
 from skillsite.linter.fences import Fence, fences, in_fence
-from skillsite.linter.secrets import entropy, lower
+from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
+from skillsite.linter.secrets import entropy
 
 Found = Iterator[tuple[int, str]]
 
@@ -74,7 +75,7 @@ _LINK_TITLE = re.compile(r"\]\([^)\s]+\s+\"([^\"]{8,})\"\)|\]\([^)\s]+\s+'([^']{
 def hidden_instructions(text: str) -> Found:
     """Instructions to the agent inside HTML comments or link titles, which a reader of
     the rendered page never sees."""
-    if "<!--" in text:
+    if contains(text, "<!--"):
         for comment in _COMMENT.finditer(text):
             found = _HIDDEN.search(comment.group(1))
             if found and "skillsite-" not in comment.group(1):
@@ -91,10 +92,10 @@ def hidden_instructions(text: str) -> Found:
 
 def prompt_override(text: str) -> Found:
     """Visible phrases that tell the agent to drop its instructions, outside code."""
-    lowered = lower(text)
-    if not (any(w in lowered for w in _OVERRIDE_MARKERS) or "the user" in lowered
-            and ("do not" in lowered or "without" in lowered)):
+    if not (any_lowered(text, _OVERRIDE_MARKERS) or contains_lowered(text, "the user")
+            and (contains_lowered(text, "do not") or contains_lowered(text, "without"))):
         return
+    lowered = lower(text)
     blocks = None
     # Lowering keeps offsets (it changes no length in the texts that reach here: those
     # that are not ASCII are searched with IGNORECASE instead).
@@ -162,9 +163,9 @@ _PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may l
 def pipe_to_shell(text: str) -> Found:
     """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
     ``iwr ... | iex``, ``bash <(curl ...)``."""
-    lowered = lower(text)
-    if not any(w in lowered for w in ("curl", "wget", "iwr", "irm", "invoke-")):
+    if not any_lowered(text, ("curl", "wget", "iwr", "irm", "invoke-")):
         return
+    lowered = lower(text)
     found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
     for found in found_in:
         command = text[found.start():found.end()]
@@ -178,7 +179,7 @@ _DYNAMIC = re.compile(r"(?<![\w`])!`([^`\n]+)`")
 def dynamic_context(text: str) -> Found:
     """Claude Code's ``!`command``` runs the command when the skill loads, before the
     model or the user sees its output. Examples inside code blocks are not run."""
-    if "!`" not in text:
+    if not contains(text, "!`"):
         return
     blocks = fences(text)
     for found in _DYNAMIC.finditer(text):
@@ -201,7 +202,7 @@ def unpinned_runners(text: str, *, markdown: bool) -> Found:
     the registry serves that day. In Markdown only code (blocks and spans) is read, so
     prose such as "use npx to run it" is not a command; ``npx jest`` without ``--yes``
     runs the project's own install and is not reported."""
-    if not any(w in text for w in ("npx", "uvx", "pipx run", "bunx", "dlx")):
+    if not any_in(text, ("npx", "uvx", "pipx run", "bunx", "dlx")):
         return
     blocks = fences(text) if markdown else []
     for found in _RUNNER.finditer(text):

@@ -12,13 +12,11 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from functools import lru_cache
 from typing import Iterator
 
+from skillsite.linter.markers import any_in, any_lowered, contains
+
 MIN_ENTROPY = 3.0
-#: ``text.lower()``, computed once per text for every scanner that looks for words (a str
-#: caches its hash, so a repeated lookup costs next to nothing).
-lower = lru_cache(maxsize=16)(str.lower)
 #: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
 #: texts cost one substring search per shape.
 _KNOWN = [
@@ -35,6 +33,8 @@ _KNOWN = [
 ]
 _KNOWN_RES = [(marker, re.compile(pattern), what) for marker, pattern, what in _KNOWN]
 _GITHUB_PREFIXES = ("ghp_", "gho_", "ghu_", "ghs_", "ghr_")
+#: A text with none of these holds no token shape (one check instead of one per shape).
+_SHAPE_MARKERS = (*(m for m, _, _ in _KNOWN if m != "gh"), *_GITHUB_PREFIXES)
 # key = "value" / key: value / KEY=value. The regex starts at the separator, which is
 # rare, and the key name before it is then checked against _SECRET_NAME.
 _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
@@ -71,9 +71,8 @@ def find_secrets(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _candidates(text: str) -> Iterator[tuple[int, str]]:
-    for marker, pattern, what in _KNOWN_RES:
-        if marker not in text or (marker == "gh" and not any(p in text
-                                                            for p in _GITHUB_PREFIXES)):
+    for marker, pattern, what in _KNOWN_RES if any_in(text, _SHAPE_MARKERS) else ():
+        if not _holds(text, marker):
             continue
         for found in pattern.finditer(text):
             if found.start() and (text[found.start() - 1].isalnum()):
@@ -83,8 +82,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
                 value = text[found.end():found.end() + 200].strip().split("\n", 1)[0]
             if len(value) >= 20 and not is_placeholder(value):
                 yield found.start(), what
-    lowered = lower(text)
-    if not any(name in lowered for name in _NAME_MARKERS):
+    if not any_lowered(text, _NAME_MARKERS):
         return
     for found in _ASSIGNED.finditer(text):
         value = found.group(1)
@@ -92,6 +90,12 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
             continue  # an expression (Curve25519.KeyAgreement.PrivateKey()), not a literal
         if _mixed(value) and _secret_name(text, found) and not is_placeholder(value):
             yield found.start(1), "a secret assigned to a secret-named key"
+
+
+def _holds(text: str, marker: str) -> bool:
+    if marker == "gh":  # most English text holds "gh"; a GitHub token holds a prefix
+        return any_in(text, _GITHUB_PREFIXES)
+    return contains(text, marker)
 
 
 def _secret_name(text: str, found: re.Match[str]) -> bool:

@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Collection
 
+from skillsite.linter.markers import contains
 from skillsite.models import Problem
 
 _MARKDOWN = re.compile(r"<!--\s*skillsite-(disable-next-line|disable|enable)\b([^>]*?)-->")
@@ -44,7 +45,7 @@ class Suppression:
 
 def suppressions(text: str) -> list[Suppression]:
     """Every suppression comment in ``text``; empty when it mentions none (cheap)."""
-    if "skillsite" not in text:
+    if not contains(text, "skillsite"):
         return []
     lines = text.split("\n")
     found: list[Suppression] = []

@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from conftest import write
 
+from skillsite.linter.capped import read_capped
 from skillsite.linter.parse import frontmatter, jsonmap, read, tomlmap, yamlmap
 from skillsite.linter.parse.limits import MAX_DEPTH
 from skillsite.models import Document, Issue, Source
@@ -127,6 +128,23 @@ def test_size_cap(tmp_path: Path) -> None:
     source = Source(tmp_path / "pdf/SKILL.md", tmp_path, "skill-md")
     assert located(read(source, max_size=50).issues) == [(1, 1, "file-too-large")]  # type: ignore[union-attr]
     assert read(source, max_size=1000).issues == []  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("size, cap, kept", [(100, 1000, 100), (100, 100, 100),
+                                             (100, 99, 100), (100, 50, 51)])
+def test_read_capped_reads_the_file_or_one_byte_past_the_cap(
+        tmp_path: Path, size: int, cap: int, kept: int) -> None:
+    (tmp_path / "f").write_bytes(b"x" * size)
+    assert read_capped(tmp_path / "f", cap) == b"x" * kept
+
+
+def test_read_capped_reads_on_when_a_file_reports_no_size() -> None:
+    status = Path("/proc/self/status")
+    if not status.exists():
+        pytest.skip("needs /proc")
+    assert status.stat().st_size == 0
+    assert len(read_capped(status, 1 << 20)) > 100
+    assert len(read_capped(status, 10)) == 11
 
 
 def test_a_markdown_page_is_a_skill_only_with_type_skill(tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ import hashlib
 from pathlib import Path
 
 from skillsite.config import DEFAULT_MAX_SIZE
+from skillsite.linter.capped import read_capped
 from skillsite.linter.discover import CANDIDATE
 from skillsite.linter.parse import frontmatter, jsonmap, tomlmap, yamlmap
 from skillsite.models import Document, Issue, Source
@@ -62,8 +63,7 @@ def _is_virtual_skill(path: Path) -> bool:
 def _read_text(doc: Document, max_size: int) -> str | None:
     issues = doc.issues
     try:
-        with open(doc.source.path, "rb") as handle:
-            raw = handle.read(max_size + 1)
+        raw = read_capped(doc.source.path, max_size)
     except OSError as exc:
         issues.append(Issue("unreadable-file", 1, 1, f"cannot read file: {exc.strerror}"))
         return None

@@ -7,7 +7,7 @@ import posixpath
 import re
 from typing import Iterator
 
-from skillsite.linter.links import Link, local_links
+from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
@@ -21,8 +21,9 @@ _TOC_LINES = 40
 _TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
 def _skill_root(doc: Document) -> str:
-    folder = doc.source.root if doc.source.kind == "virtual" else doc.source.path.parent
-    return doc.memo("skill-root", lambda: os.path.abspath(folder))
+    if doc.source.kind != "virtual":
+        return folder_of(doc)
+    return doc.memo("skill-root", lambda: os.path.abspath(doc.source.root))
 
 
 def _inside(path: str, root: str) -> bool:
@@ -57,8 +58,12 @@ def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
     folder. The specification is silent on links, so this is a warning.
     """
     root = _skill_root(doc)
+    # A bundled file was just listed: it exists without asking the file system again.
+    listed = (references(doc, ctx.config.max_file_size).by_path
+              if doc.source.kind == "skill-md" else {})
     for rel, (target, where, path) in _all_links(doc, ctx):
-        if path is not None and _inside(path, root) and not os.path.exists(path):
+        if (path is not None and _inside(path, root) and path not in listed
+                and not os.path.exists(path)):
             yield _at(rel, where), f"link target {target!r} does not exist"
 
 
@@ -126,6 +131,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
     candidates = [f for f in refs.files
                   if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
+                  and f.rel not in texts  # the usual mention, before the other names
                   and not any(name in texts for name in _names(f.rel))]
     if not candidates:
         return

@@ -1,7 +1,7 @@
 """What a document rule may look at besides the document itself."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +12,9 @@ from skillsite.models import Document
 @dataclass(frozen=True)
 class Context:
     config: Config
+    #: The document rules to run on each format, worked out once per run from the
+    #: configuration (``lint.rule_plan``) rather than for every document.
+    plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def real_root(self, doc: Document) -> Path:
         return doc.source.root.resolve()

@@ -7,13 +7,15 @@ from typing import Iterator
 
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
+from skillsite.linter.markers import any_in
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import Document
 
 MARKUP = ("skill-md", "virtual")
 _TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
-_LEFTOVER = re.compile(r"^[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
+# Searched in "\n" + body, so that it starts with a literal the regex engine skips to.
+_LEFTOVER = re.compile(r"\n[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
                        r"(?=[:(]|[ \t]*$)", re.MULTILINE)
 _BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
 _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
@@ -86,9 +88,9 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     body = doc.body
     found = []
-    if any(marker in body for marker in ("TODO", "FIXME", "TBD", "XXX")):
-        found += [(m.start(1), m.group(1)) for m in _LEFTOVER.finditer(body)]
-    if any(marker in body for marker in _BLANK_MARKERS):
+    if any_in(body, ("TODO", "FIXME", "TBD", "XXX")):
+        found += [(m.start(1) - 1, m.group(1)) for m in _LEFTOVER.finditer("\n" + body)]
+    if any_in(body, _BLANK_MARKERS):
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
     for at, what in sorted(found):
@@ -116,7 +118,7 @@ def trailing_whitespace(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def trailing_lines(text: str, body_line: int) -> list[tuple[int, int]]:
     """(line, column) where trailing white space starts, on the lines the rule reports."""
-    body_start = sum(len(line) + 1 for line in text.split("\n")[:body_line - 1])
+    body_start = _line_offset(text, body_line)
     blocks = fences(text[body_start:])
     found = []
     for match in _TRAILING.finditer(text):
@@ -132,3 +134,14 @@ def trailing_lines(text: str, body_line: int) -> list[tuple[int, int]]:
                 continue  # a Markdown hard line break
         found.append((line, match.start() - line_start + 1))
     return found
+
+
+def _line_offset(text: str, line: int) -> int:
+    """Where the 1-based ``line`` of ``text`` starts (``len(text) + 1`` past its end)."""
+    offset = 0
+    for _ in range(line - 1):
+        newline = text.find("\n", offset)
+        if newline < 0:
+            return len(text) + 1
+        offset = newline + 1
+    return offset

@@ -24,15 +24,13 @@ MARKUP = ("skill-md", "virtual")
 _Text = tuple["str | None", str, int, bool]  # (bundled rel or None, text, first line, is md)
 
 
-def _texts(doc: Document, ctx: Context, *, whole: bool = False) -> Iterator[_Text]:
+def _texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[_Text]:
     """The body (or, with ``whole``, the whole file) and each bundled text file."""
-    if whole and "text" in doc.derived:
-        yield None, doc.derived["text"], 1, True
-    else:
-        yield None, doc.body, doc.body_line, True
-    for bundled in references(doc, ctx.config.max_file_size).files:
-        if bundled.text:
-            yield bundled.rel, bundled.text, 1, bundled.is_markdown
+    first: _Text = ((None, doc.derived["text"], 1, True) if whole and "text" in doc.derived
+                    else (None, doc.body, doc.body_line, True))
+    return [first, *doc.memo("bundled-texts", lambda: [
+        (bundled.rel, bundled.text, 1, bundled.is_markdown)
+        for bundled in references(doc, ctx.config.max_file_size).files if bundled.text])]
 
 
 def _report(doc: Document, ctx: Context, scanner: Callable[..., Any], *,
