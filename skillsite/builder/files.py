@@ -17,6 +17,7 @@ import hashlib
 import os
 import stat
 
+from skillsite.linter.capped import read_capped
 from skillsite.models import Document, SkillEntry
 from skillsite.store.content import FileRow
 
@@ -58,8 +59,7 @@ def _read(path: str, root: str, cap: int) -> tuple[int | None, bytes | None]:
             return None, None
         if info.st_size > cap:
             return info.st_size, None
-        with open(real, "rb") as handle:
-            data = handle.read(cap + 1)
+        data = read_capped(real, cap)
     except OSError:
         return None, None
     return (len(data), None) if len(data) > cap else (len(data), data)
