@@ -4,11 +4,18 @@
    and trust flags.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
-   page shows) changed; the tree of the previous build is reused through hard links.
+   page shows) changed; the tree of the previous build is reused through hard links. The
+   pages are rendered in worker processes.
 3. mkdocs builds the tree into ``site/``; after an incremental build, over a hard-linked
    copy of the previous site with ``--dirty``, so only pages whose Markdown changed are
    rendered again.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
+
+What waits on the kernel or on other processes runs beside the rest, in one more thread:
+hard-linking the previous site (while the pages are planned), Pagefind (from the moment
+the search stubs are written) and, while a clean build's mkdocs runs in its own processes,
+the discovery artifacts. Pagefind and the discovery artifacts are written to staging
+folders inside the new dist/ and moved into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ import json
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,6 +42,8 @@ CACHE = "site-cache"
 #: A clean build of at least this many skills runs mkdocs on several processes.
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
+#: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
+STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 
 
 @dataclass
@@ -59,46 +69,67 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    if reuse and previous is not None:
-        link_tree(previous / CACHE / "docs", docs)
-        link_tree(previous / CACHE / "search", cache / "search")
-        link_tree(previous / "site", site)
-    clock.lap("copy previous")
-    skills = load_skills(dist, root, problems)
-    clock.lap("load skills")
-    plan = pages.plan(skills, root, old, dist, jobs)
-    clock.lap("render pages")
-    written = publish.write_docs(docs, plan, problems)
-    clock.lap("write docs")
-    if reuse:
-        publish.forget_outputs(site, written, plan)
-    workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
-    if not reuse and workers > 1 and len(skills) >= SHARD_FROM:
-        warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
-    else:
-        warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
-    clock.lap("mkdocs")
-    canary = site / CANARY.replace("index.md", "index.html")
-    apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
-    clock.lap("security policy")
-    publish.publish_files(site, root, plan, reuse)
-    entries = publish.publish_discovery(site, root, plan, dist, reuse)
-    discovery.write_index(site, entries)
-    clock.lap("files and discovery")
-    write_stubs(cache / "search", plan.stubs)
-    run_pagefind(cache / "search", site / "pagefind")
-    clock.lap("search")
+    # Beside this thread, one more does what waits on the kernel or on other processes:
+    # linking the previous site, Pagefind, and (while mkdocs runs in its own processes)
+    # the discovery artifacts. Their outputs are staged and moved in after mkdocs.
+    with ThreadPoolExecutor(max_workers=1) as side:
+        linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
+        if reuse and previous is not None:
+            link_tree(previous / CACHE / "docs", docs)
+            link_tree(previous / CACHE / "search", cache / "search")
+        skills = load_skills(dist, root, problems)
+        clock.lap("copy previous, load skills")
+        plan = pages.plan(skills, root, old, dist, jobs)
+        clock.lap("render pages")
+        write_stubs(cache / "search", plan.stubs)
+        search = side.submit(run_pagefind, cache / "search", dist / STAGED_SEARCH)
+        written = publish.write_docs(docs, plan, problems)
+        clock.lap("write docs")
+        if linked is not None:
+            linked.result()
+            publish.forget_outputs(site, written, plan)
+        clock.lap("copy previous site")
+        workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
+        sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
+        entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
+            if sharded else None
+        if sharded:
+            warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+        else:
+            warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+        clock.lap("mkdocs")
+        canary = site / CANARY.replace("index.md", "index.html")
+        apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+        clock.lap("security policy")
+        publish.publish_files(site, root, plan, reuse)
+        if entries is not None:
+            entries.result()
+            _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
+            shutil.rmtree(dist / STAGED_SITE)
+        else:
+            _discovery(site, root, plan, dist, reuse)
+        clock.lap("files and discovery")
+        search.result()
+        _move_in(dist / STAGED_SEARCH, site / "pagefind")
+        clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
-    # The build syncs every new file before its swap; one flush first makes those cheap
-    # (a clean 10k site is 40k files).
-    os.sync()
-    clock.lap("flush to disk")
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _discovery(site: Path, root: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:
+    """The discovery artifacts and index, under ``site``."""
+    discovery.write_index(site, publish.publish_discovery(site, root, plan, dist, reuse))
+
+
+def _move_in(staged: Path, target: Path) -> None:
+    """Replace ``target`` (hard links to the previous build, or nothing) with ``staged``."""
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staged, target)
 
 
 def _root_favicon(site: Path) -> None:
