@@ -164,11 +164,12 @@ def stopped_cleanly_by_signals(dist: Path) -> Iterator[None]:
 
 
 def temp_dir(dist: Path) -> Path:
-    """A fresh work folder beside ``dist``; leftovers of killed builds are removed first."""
+    """A fresh work folder beside ``dist``; leftovers of killed builds are removed first
+    (previous dists that a deleter has not finished yet are left to a deleter)."""
     for stale in dist.parent.glob(f".{dist.name}.tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale in dist.parent.glob(f".{dist.name}.old-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        _discard(stale)
     work = dist.parent / f".{dist.name}.tmp-{os.getpid()}"
     work.mkdir(parents=True)
     return work

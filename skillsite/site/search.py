@@ -33,15 +33,19 @@ def stub(skill: SiteSkill, headings: list[str]) -> str:
             "</main></body></html>")
 
 
-def write_stubs(folder: Path, stubs: dict[str, str]) -> None:
-    """``stubs`` (slug -> HTML) into ``folder``, removing those of skills that are gone."""
+def write_stubs(folder: Path, stubs: dict[str, str]) -> bool:
+    """``stubs`` (slug -> HTML) into ``folder``, removing those of skills that are gone.
+    Returns whether any stub was written or removed."""
     skills = folder / "skills"
     skills.mkdir(parents=True, exist_ok=True)
+    changed = False
     for slug, html in stubs.items():
-        write_if_changed(skills / slug / "index.html", html)
+        changed |= write_if_changed(skills / slug / "index.html", html)
     for old in skills.iterdir():
         if old.name not in stubs:
             shutil.rmtree(old, ignore_errors=True)
+            changed = True
+    return changed
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

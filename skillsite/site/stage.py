@@ -77,18 +77,22 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         if reuse and previous is not None:
             link_tree(previous / CACHE / "docs", docs)
             link_tree(previous / CACHE / "search", cache / "search")
+        clock.lap("copy previous docs and stubs")
         skills = load_skills(dist, root, problems)
-        clock.lap("copy previous, load skills")
+        clock.lap("load skills")
         plan = pages.plan(skills, root, old, dist, jobs)
         clock.lap("render pages")
-        write_stubs(cache / "search", plan.stubs)
-        search = side.submit(run_pagefind, cache / "search", dist / STAGED_SEARCH)
+        # The same stubs index the same: the previous bundle (linked) stays as it is.
+        reindex = write_stubs(cache / "search", plan.stubs) or not reuse or previous is None \
+            or not (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
+        search = side.submit(run_pagefind, cache / "search", dist / STAGED_SEARCH) \
+            if reindex else None
         written = publish.write_docs(docs, plan, problems)
         clock.lap("write docs")
         if linked is not None:
             linked.result()
             publish.forget_outputs(site, written, plan)
-        clock.lap("copy previous site")
+        clock.lap("copy previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
         entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
@@ -109,8 +113,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         else:
             _discovery(site, root, plan, dist, reuse)
         clock.lap("files and discovery")
-        search.result()
-        _move_in(dist / STAGED_SEARCH, site / "pagefind")
+        if search is not None:
+            search.result()
+            _move_in(dist / STAGED_SEARCH, site / "pagefind")
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
@@ -144,12 +149,21 @@ def _fingerprint(config: Path) -> str:
     assets, mkdocs, Material and the configuration."""
     from importlib.metadata import version
 
-    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"),
+    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"), _pagefind(),
              hashlib.sha256(config.read_bytes() if config.is_file() else b"").hexdigest()]
     code = Path(__file__).parent
     for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
         parts.append(hashlib.sha256(source.read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _pagefind() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pagefind")
+    except PackageNotFoundError:
+        return ""
 
 
 def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, str]]:
