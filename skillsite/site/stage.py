@@ -13,7 +13,7 @@
 
 What waits on the kernel or on other processes runs beside the rest, in one more thread:
 hard-linking the previous site (while the pages are planned), Pagefind (from the moment
-the search stubs are written) and, while a clean build's mkdocs runs in its own processes,
+the pages are planned) and, while a clean build's mkdocs runs in its own processes,
 the discovery artifacts. Pagefind and the discovery artifacts are written to staging
 folders inside the new dist/ and moved into ``site/`` after mkdocs.
 """
@@ -34,7 +34,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import run_pagefind, write_stubs
+from skillsite.site.search import index_stubs
 from skillsite.site.writing import link_tree, write_if_changed
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
@@ -43,7 +43,9 @@ CACHE = "site-cache"
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
-STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
+STAGED_SITE, STAGED_SEARCH, STAGED_STUBS = ".site-staged", ".site-pagefind", ".site-stubs"
+#: The search stubs of every skill, slug -> HTML, in the site cache.
+STUBS = "stubs.json"
 
 
 @dataclass
@@ -76,17 +78,16 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
         if reuse and previous is not None:
             link_tree(previous / CACHE / "docs", docs)
-            link_tree(previous / CACHE / "search", cache / "search")
         clock.lap("copy previous docs and stubs")
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
         plan = pages.plan(skills, root, old, dist, jobs)
         clock.lap("render pages")
+        stubs = json.dumps(plan.stubs, sort_keys=True, ensure_ascii=False)
+        write_if_changed(cache / STUBS, stubs)
         # The same stubs index the same: the previous bundle (linked) stays as it is.
-        reindex = write_stubs(cache / "search", plan.stubs) or not reuse or previous is None \
-            or not (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
-        search = side.submit(run_pagefind, cache / "search", dist / STAGED_SEARCH) \
-            if reindex else None
+        search = None if reuse and previous and _same_search(previous, stubs) else \
+            side.submit(index_stubs, plan.stubs, dist / STAGED_STUBS, dist / STAGED_SEARCH)
         written = publish.write_docs(docs, plan, problems)
         clock.lap("write docs")
         if linked is not None:
@@ -155,6 +156,15 @@ def _fingerprint(config: Path) -> str:
     for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
         parts.append(hashlib.sha256(source.read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _same_search(previous: Path, stubs: str) -> bool:
+    """Whether ``previous`` has a search bundle made from ``stubs``."""
+    try:
+        return (previous / "site" / "pagefind" / "pagefind-ui.js").is_file() and \
+            (previous / CACHE / STUBS).read_text(encoding="utf-8") == stubs
+    except OSError:
+        return False
 
 
 def _pagefind() -> str:
