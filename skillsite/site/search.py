@@ -35,17 +35,14 @@ def stub(skill: SiteSkill, headings: list[str]) -> str:
 
 
 def index_stubs(stubs: dict[str, str], folder: Path, output: Path) -> None:
-    """Write ``stubs`` (slug -> HTML) as pages under ``folder``, a fresh temporary tree,
-    index them into ``output`` with Pagefind, and remove the tree."""
+    """Write ``stubs`` (slug -> HTML) as pages under ``folder``, a fresh temporary tree
+    (the caller removes it), and index them into ``output`` with Pagefind."""
     shutil.rmtree(folder, ignore_errors=True)
-    try:
-        for slug, html in stubs.items():
-            page = folder / "skills" / slug / "index.html"
-            page.parent.mkdir(parents=True, exist_ok=True)
-            page.write_text(html, encoding="utf-8")
-        run_pagefind(folder, output)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
+    for slug, html in stubs.items():
+        page = folder / "skills" / slug / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html, encoding="utf-8")
+    run_pagefind(folder, output)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

@@ -11,7 +11,7 @@
    rendered again.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
-What waits on the kernel or on other processes runs beside the rest, in one more thread:
+What waits on the kernel or on other processes runs beside the rest, in two more threads:
 hard-linking the previous site (while the pages are planned), Pagefind (from the moment
 the pages are planned) and, while a clean build's mkdocs runs in its own processes,
 the discovery artifacts. Pagefind and the discovery artifacts are written to staging
@@ -71,14 +71,14 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    # Beside this thread, one more does what waits on the kernel or on other processes:
+    # Beside this thread, two more do what waits on the kernel or on other processes:
     # linking the previous site, Pagefind, and (while mkdocs runs in its own processes)
     # the discovery artifacts. Their outputs are staged and moved in after mkdocs.
-    with ThreadPoolExecutor(max_workers=1) as side:
+    with ThreadPoolExecutor(max_workers=2) as side:
         linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
         if reuse and previous is not None:
             link_tree(previous / CACHE / "docs", docs)
-        clock.lap("copy previous docs and stubs")
+        clock.lap("copy previous docs")
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
         plan = pages.plan(skills, root, old, dist, jobs)
@@ -117,6 +117,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         if search is not None:
             search.result()
             _move_in(dist / STAGED_SEARCH, site / "pagefind")
+            side.submit(shutil.rmtree, dist / STAGED_STUBS, True)
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
