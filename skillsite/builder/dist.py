@@ -164,11 +164,12 @@ def stopped_cleanly_by_signals(dist: Path) -> Iterator[None]:
 
 
 def temp_dir(dist: Path) -> Path:
-    """A fresh work folder beside ``dist``; leftovers of killed builds are removed first."""
+    """A fresh work folder beside ``dist``; leftovers of killed builds are removed first
+    (previous dists that a deleter has not finished yet are left to a deleter)."""
     for stale in dist.parent.glob(f".{dist.name}.tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale in dist.parent.glob(f".{dist.name}.old-*"):
-        shutil.rmtree(stale, ignore_errors=True)
+        _discard(stale)
     work = dist.parent / f".{dist.name}.tmp-{os.getpid()}"
     work.mkdir(parents=True)
     return work
@@ -198,18 +199,63 @@ def copy_previous(dist: Path, work: Path, *, link: tuple[str, ...] = (),
 
 
 def swap_in(work: Path, dist: Path) -> None:
-    """Make ``work`` the new ``dist`` and delete the old one."""
-    for path in work.rglob("*"):
+    """Make ``work`` the new ``dist`` and delete the old one.
+
+    Every file of ``work`` is on disk before the swap, so a crash leaves the old or the
+    new ``dist``, each whole: one ``syncfs`` of the file system where Linux offers it
+    (one cache flush, where an ``fsync`` per file paid one each: minutes for a site of 40k
+    files), else an ``fsync`` of each file that is not a hard link to the previous build.
+    """
+    flush_tree(work)
+    old = dist.parent / f".{dist.name}.old-{os.getpid()}"
+    shutil.rmtree(old, ignore_errors=True)
+    if dist.exists() and _exchange(work, dist):
+        os.rename(work, old)  # work now holds the old dist
+    else:
+        if dist.exists():
+            os.rename(dist, old)
+        os.rename(work, dist)
+    if old.exists():
+        _discard(old)
+
+
+def _discard(old: Path) -> None:
+    """Delete ``old`` (the previous dist, tens of thousands of files with a site) in a
+    detached process, so the build does not wait for it; the next build's
+    :func:`temp_dir` removes whatever a killed deleter left."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)",
+               str(old)]
+    try:
+        subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
+    except OSError:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def flush_tree(folder: Path) -> None:
+    """Make every file under ``folder`` durable."""
+    if _syncfs(folder):
+        return
+    for path in folder.rglob("*"):
         if path.is_file() and path.stat().st_nlink == 1:  # linked files are on disk already
             fsync_file(path)
-    if dist.exists() and _exchange(work, dist):
-        shutil.rmtree(work, ignore_errors=True)  # work now holds the old dist
-        return
-    old = dist.parent / f".{dist.name}.old-{os.getpid()}"
-    if dist.exists():
-        os.rename(dist, old)
-    os.rename(work, dist)
-    shutil.rmtree(old, ignore_errors=True)
+
+
+def _syncfs(folder: Path) -> bool:
+    """``syncfs(2)`` on the file system holding ``folder``; False where it is missing or
+    fails (then the caller syncs file by file)."""
+    try:
+        syncfs = ctypes.CDLL(None, use_errno=True).syncfs
+    except (OSError, AttributeError):
+        return False
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return bool(syncfs(descriptor) == 0)
+    finally:
+        os.close(descriptor)
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -11,9 +11,9 @@ import hashlib
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
@@ -21,14 +21,14 @@ from skillsite.site.discovery import artifact_url
 from skillsite.site.files import file_urls, published_files
 from skillsite.site.links import Links
 from skillsite.site.listings import Listed
-from skillsite.site.render import Part, render_body
+from skillsite.site.render import render_body
 from skillsite.site.search import stub
 from skillsite.site.skill_page import PageContext, skill_page
 from skillsite.site.source import repository_of
 from skillsite.site.trust import Flag, file_flags, problem_flags, security_rules
 
 #: Bump when the pages skillsite writes change, so the next build renders them all.
-PAGE_VERSION = "site-2"
+PAGE_VERSION = "site-3"
 ASSETS = Path(__file__).with_name("assets")
 #: Below this many pages, rendering in worker processes costs more than it saves.
 PARALLEL_FROM = 300
@@ -48,39 +48,38 @@ class Plan:
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
          jobs: int | None) -> Plan:
-    """Decide, render and assemble every skill page."""
+    """Decide, render and assemble every skill page. The work per skill (trust flags of a
+    changed skill, rendering, assembling its page) runs in worker processes."""
     security = security_rules()
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
-    locations = _locations(skills)
     result = Plan(skills, [])
-    todo: list[tuple[SiteSkill, Links, list[Flag], PageContext, str]] = []
-    for skill in skills:
-        before = old.get(skill.name, {})
-        key = _input_key(skill, root)
-        if before.get("input") == key and isinstance(before.get("flags"), list):
-            flags = [Flag(*f) for f in before["flags"]]
-        else:
-            flags = file_flags(skill, root)
-            result.changed.add(skill.name)
-        published = published_files(skill)
-        result.published[skill.name] = published
-        all_flags = flags + problem_flags(skill, security)
-        urls = file_urls(published)
-        context = PageContext(slugs, urls, artifact_url(skill), repository, commit)
-        page_key = _page_key(skill, key, all_flags, context)
-        result.keys[skill.name] = {"input": key, "page": page_key,
-                                   "flags": [list(asdict(f).values()) for f in flags],
-                                   "digest": before.get("digest") if before.get("input") == key
-                                   else None}
-        result.listed.append(Listed(skill, bool(all_flags)))
-        result.stubs[skill.slug] = stub(skill, skill.headings)
-        if before.get("page") != page_key:
-            links = Links(skill.folder, urls, locations, skill.slug)
-            todo.append((skill, links, all_flags, context, page_key))
-    for (skill, _, flags, context, _), parts in zip(todo, _render(todo, dist, jobs)):
-        result.pages[f"skills/{skill.slug}/index.md"] = skill_page(skill, parts, flags,
-                                                                   context)
+    inputs = {s.name: _input_key(s, root) for s in skills}
+    known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
+             if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
+    fresh = [s for s in skills if s.name not in known]
+    result.changed = {s.name for s in fresh}
+    todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = []
+    with _Workers(dist, root, _locations(skills), slugs, jobs, len(fresh)) as workers:
+        known.update(zip((s.name for s in fresh), workers.map(_flags_one, fresh)))
+        for skill in skills:
+            before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
+            published = published_files(skill)
+            result.published[skill.name] = published
+            all_flags = flags + problem_flags(skill, security)
+            urls = file_urls(published)
+            context = PageContext(slugs, urls, artifact_url(skill), repository, commit)
+            page_key = _page_key(skill, key, all_flags, context)
+            result.keys[skill.name] = {
+                "input": key, "page": page_key,
+                "flags": [list(asdict(f).values()) for f in flags],
+                "digest": before.get("digest") if before.get("input") == key else None}
+            result.listed.append(Listed(skill, bool(all_flags)))
+            result.stubs[skill.slug] = stub(skill, skill.headings)
+            if before.get("page") != page_key:
+                todo.append((skill, skill.folder, urls, all_flags, replace(context, slugs={})))
+        for item, page in zip(todo, workers.map(_page_one, todo)):
+            result.pages[f"skills/{item[0].slug}/index.md"] = page
     result.rendered = len(todo)
     return result
 
@@ -117,33 +116,52 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContex
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
-def _render(todo: list[tuple[SiteSkill, Links, list[Flag], PageContext, str]], dist: Path,
-            jobs: int | None) -> list[list[Part]]:
-    if not todo:
-        return []
-    locations = todo[0][1].pages   # the same map for every skill: sent once per worker
-    work = [(skill.name, links.folder, links.files, links.slug) for skill, links, *_ in todo]
-    workers = jobs or os.cpu_count() or 1
-    store = str(dist / "content")
-    if workers <= 1 or len(work) < PARALLEL_FROM:
-        _start_worker(store, locations)
-        return [_render_one(item) for item in work]
-    with ProcessPoolExecutor(max_workers=workers, initializer=_start_worker,
-                             initargs=(store, locations)) as pool:
-        return list(pool.map(_render_one, work, chunksize=64))
+class _Workers:
+    """A pool of processes that know the corpus, the content store and every skill's
+    slug and location (sent once, not with each task); in-process when few tasks."""
+
+    def __init__(self, dist: Path, root: Path, locations: dict[str, str],
+                 slugs: dict[str, str], jobs: int | None, tasks: int) -> None:
+        self.count = jobs or os.cpu_count() or 1
+        self.setup = (str(dist / "content"), str(root), locations, slugs)
+        self.pool: ProcessPoolExecutor | None = None
+        if self.count > 1 and tasks >= PARALLEL_FROM:
+            self.pool = ProcessPoolExecutor(max_workers=self.count, initializer=_start_worker,
+                                            initargs=self.setup)
+        else:
+            _start_worker(*self.setup)
+
+    def map(self, function: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+        if self.pool is None or len(items) < PARALLEL_FROM:
+            _start_worker(*self.setup)
+            return [function(item) for item in items]
+        return list(self.pool.map(function, items, chunksize=32))
+
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _start_worker(store: str, locations: dict[str, str]) -> None:
-    _WORKER["store"], _WORKER["locations"] = store, locations
+def _start_worker(store: str, root: str, locations: dict[str, str],
+                  slugs: dict[str, str]) -> None:
+    _WORKER.update(store=store, root=Path(root), locations=locations, slugs=slugs)
 
 
-def _render_one(item: tuple[str, str, dict[str, str], str]) -> list[Part]:
+def _flags_one(skill: SiteSkill) -> list[Flag]:
+    return file_flags(skill, _WORKER["root"])
+
+
+def _page_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]) -> str:
     from skillsite.store.content import ContentStore
 
-    name, folder, files, slug = item
+    skill, folder, files, flags, context = item
     with ContentStore(Path(_WORKER["store"])) as store:
-        body = SECTION_SEPARATOR.join(s.text for s in store.sections(name))
-    return render_body(body, Links(folder, files, _WORKER["locations"], slug))
+        body = SECTION_SEPARATOR.join(s.text for s in store.sections(skill.name))
+    parts = render_body(body, Links(folder, files, _WORKER["locations"], skill.slug))
+    return skill_page(skill, parts, flags, replace(context, slugs=_WORKER["slugs"]))

@@ -1,5 +1,5 @@
-"""A skill's body, rendered once: CommonMark (markdown-it-py), Pygments highlighting in
-Material's markup, then :func:`~skillsite.site.sanitize.clean`.
+"""A skill's body, rendered once: CommonMark (markdown-it-pyrs, markdown-it in Rust),
+Pygments highlighting in Material's markup, then :func:`~skillsite.site.sanitize.clean`.
 
 The body is parsed whole (so link references resolve across sections) and cut at its
 top-level headings: each heading goes back to mkdocs as a Markdown heading, so Material
@@ -8,12 +8,12 @@ builds the table of contents and anchors, and what lies between goes as an HTML 
 from __future__ import annotations
 
 import html
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
+from markdown_it_pyrs import MarkdownIt, Node
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexer import Lexer
@@ -56,44 +56,74 @@ def _highlight(code: str, language: str, attrs: Any) -> str:
 
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": True, "highlight": _highlight})
-    return md.enable(["table", "strikethrough"])
+    return MarkdownIt("commonmark").enable_many(["table", "strikethrough"])
 
 
 def render_body(body: str, links: Links) -> list[Part]:
     """``body`` as parts, each sanitized with ``links`` deciding every href and src."""
     md = _markdown()
-    env: dict[str, Any] = {}
-    tokens = md.parse(body, env)
+    data = body.encode("utf-8")            # source maps count bytes
+    tree = md.tree(body)
+    # Each part is rendered on its own, with every link reference definition of the body.
+    definitions = "\n".join(_source(data, n) for n in tree.children if n.name == "definition")
+    code = [n for n in tree.walk() if n.name in ("fence", "code_block") and n.srcmap]
     parts: list[Part] = []
-    heading, level = "", 0
-    chunk: list[Token] = []
-    index = 0
-    while index < len(tokens):
-        token = tokens[index]
-        if token.type == "heading_open" and token.level == 0:
-            parts.append(_part(md, heading, level, chunk, env, links))
-            heading, level, chunk = _plain(tokens[index + 1]), int(token.tag[1]), []
-            index += 3
-            continue
-        chunk.append(token)
-        index += 1
-    parts.append(_part(md, heading, level, chunk, env, links))
+    heading, level, start = "", 0, 0
+    for node in tree.children:
+        if node.name in ("heading", "lheading") and node.srcmap is not None:
+            begin, end = node.srcmap
+            parts.append(_part(md, heading, level, data[start:begin], code, definitions,
+                               links, start))
+            heading, level, start = _plain(node), int(node.meta["level"]), end
+    parts.append(_part(md, heading, level, data[start:], code, definitions, links, start))
     return [p for p in parts if p.heading or p.html.strip()]
 
 
-def _part(md: MarkdownIt, heading: str, level: int, chunk: list[Token],
-          env: dict[str, Any], links: Links) -> Part:
-    raw = md.renderer.render(chunk, md.options, env) if chunk else ""
-    return Part(heading, level, clean(raw, links.attribute_filter) if raw else "")
+def _source(data: bytes, node: Node) -> str:
+    begin, end = node.srcmap or (0, 0)
+    return data[begin:end].decode("utf-8", "replace")
 
 
-def _plain(inline: Token) -> str:
+def _part(md: MarkdownIt, heading: str, level: int, chunk: bytes, code: list[Node],
+          definitions: str, links: Links, offset: int) -> Part:
+    text = chunk.decode("utf-8", "replace")
+    if not text.strip():
+        return Part(heading, level, "")
+    raw = md.render(f"{text}\n\n{definitions}\n" if definitions else text)
+    end = offset + len(chunk)
+    inside = [n for n in code if n.srcmap and offset <= n.srcmap[0] < end]
+    return Part(heading, level, clean(_highlighted(raw, inside), links.attribute_filter))
+
+
+_CODE = re.compile(r'<pre><code(?: class="language-([^"]*)")?>(.*?)</code></pre>', re.DOTALL)
+
+
+def _highlighted(raw: str, code: list[Node]) -> str:
+    """``raw`` with each fenced block highlighted in Material's markup. The blocks found
+    in the HTML are matched with the code nodes of the tree, in order; when raw HTML in
+    the part makes them differ, only blocks that name a language are highlighted."""
+    found = list(_CODE.finditer(raw))
+    kinds = [n.name for n in code] if len(code) == len(found) else [""] * len(found)
+    pieces, last = [], 0
+    for match, kind in zip(found, kinds):
+        language = match.group(1)
+        if language is None and kind != "fence":
+            continue                     # indented code stays as it is
+        pieces += [raw[last:match.start()],
+                    _highlight(html.unescape(match.group(2)), html.unescape(language or ""),
+                               None)]
+        last = match.end()
+    return "".join(pieces) + raw[last:]
+
+
+def _plain(node: Node) -> str:
     """A heading's text without any markup (its HTML is dropped, never shown)."""
     words = []
-    for child in inline.children or ():
-        if child.type in ("text", "code_inline"):
-            words.append(child.content)
-        elif child.type in ("softbreak", "hardbreak"):
+    for child in node.children:
+        if child.name in ("text", "text_special"):
+            words.append(str(child.meta.get("content", "")))
+        elif child.name in ("softbreak", "hardbreak"):
             words.append(" ")
+        elif child.name not in ("image", "html_inline"):
+            words.append(_plain(child))
     return "".join(words).strip()

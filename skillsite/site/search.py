@@ -3,8 +3,10 @@
 Pagefind does not index the rendered pages: it indexes one small stub per skill (its
 name, title, description, tags and headings), at the same URL as the skill's page. At 10k
 skills this keeps the first query's download and the indexer's memory small (see the
-README's figures). Stubs live in the site cache and only those that changed are rewritten;
-the Pagefind binary (PyPI ``pagefind[extended]``) runs as a subprocess.
+README's figures). The site cache keeps the stubs in one file (``stubs.json``); a build
+whose stubs are the previous build's keeps the previous bundle, and any other writes them
+as pages in a temporary tree and runs the Pagefind binary (PyPI ``pagefind[extended]``)
+over it as a subprocess.
 """
 from __future__ import annotations
 
@@ -17,7 +19,6 @@ from pathlib import Path
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
-from skillsite.site.writing import write_if_changed
 
 PAGEFIND_TIMEOUT = 1800
 
@@ -33,15 +34,15 @@ def stub(skill: SiteSkill, headings: list[str]) -> str:
             "</main></body></html>")
 
 
-def write_stubs(folder: Path, stubs: dict[str, str]) -> None:
-    """``stubs`` (slug -> HTML) into ``folder``, removing those of skills that are gone."""
-    skills = folder / "skills"
-    skills.mkdir(parents=True, exist_ok=True)
+def index_stubs(stubs: dict[str, str], folder: Path, output: Path) -> None:
+    """Write ``stubs`` (slug -> HTML) as pages under ``folder``, a fresh temporary tree
+    (the caller removes it), and index them into ``output`` with Pagefind."""
+    shutil.rmtree(folder, ignore_errors=True)
     for slug, html in stubs.items():
-        write_if_changed(skills / slug / "index.html", html)
-    for old in skills.iterdir():
-        if old.name not in stubs:
-            shutil.rmtree(old, ignore_errors=True)
+        page = folder / "skills" / slug / "index.html"
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(html, encoding="utf-8")
+    run_pagefind(folder, output)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

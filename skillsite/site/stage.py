@@ -4,11 +4,18 @@
    and trust flags.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
-   page shows) changed; the tree of the previous build is reused through hard links.
+   page shows) changed; the tree of the previous build is reused through hard links. The
+   pages are rendered in worker processes.
 3. mkdocs builds the tree into ``site/``; after an incremental build, over a hard-linked
    copy of the previous site with ``--dirty``, so only pages whose Markdown changed are
    rendered again.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
+
+What waits on the kernel or on other processes runs beside the rest, in two more threads:
+hard-linking the previous site (while the pages are planned), Pagefind (from the moment
+the pages are planned) and, while a clean build's mkdocs runs in its own processes,
+the discovery artifacts. Pagefind and the discovery artifacts are written to staging
+folders inside the new dist/ and moved into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -17,6 +24,7 @@ import json
 import os
 import shutil
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -26,7 +34,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import run_pagefind, write_stubs
+from skillsite.site.search import index_stubs
 from skillsite.site.writing import link_tree, write_if_changed
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
@@ -34,6 +42,10 @@ CACHE = "site-cache"
 #: A clean build of at least this many skills runs mkdocs on several processes.
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
+#: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
+STAGED_SITE, STAGED_SEARCH, STAGED_STUBS = ".site-staged", ".site-pagefind", ".site-stubs"
+#: The search stubs of every skill, slug -> HTML, in the site cache.
+STUBS = "stubs.json"
 
 
 @dataclass
@@ -59,46 +71,72 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    if reuse and previous is not None:
-        link_tree(previous / CACHE / "docs", docs)
-        link_tree(previous / CACHE / "search", cache / "search")
-        link_tree(previous / "site", site)
-    clock.lap("copy previous")
-    skills = load_skills(dist, root, problems)
-    clock.lap("load skills")
-    plan = pages.plan(skills, root, old, dist, jobs)
-    clock.lap("render pages")
-    written = publish.write_docs(docs, plan, problems)
-    clock.lap("write docs")
-    if reuse:
-        publish.forget_outputs(site, written, plan)
-    workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
-    if not reuse and workers > 1 and len(skills) >= SHARD_FROM:
-        warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
-    else:
-        warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
-    clock.lap("mkdocs")
-    canary = site / CANARY.replace("index.md", "index.html")
-    apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
-    clock.lap("security policy")
-    publish.publish_files(site, root, plan, reuse)
-    entries = publish.publish_discovery(site, root, plan, dist, reuse)
-    discovery.write_index(site, entries)
-    clock.lap("files and discovery")
-    write_stubs(cache / "search", plan.stubs)
-    run_pagefind(cache / "search", site / "pagefind")
-    clock.lap("search")
+    # Beside this thread, two more do what waits on the kernel or on other processes:
+    # linking the previous site, Pagefind, and (while mkdocs runs in its own processes)
+    # the discovery artifacts. Their outputs are staged and moved in after mkdocs.
+    with ThreadPoolExecutor(max_workers=2) as side:
+        linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
+        if reuse and previous is not None:
+            link_tree(previous / CACHE / "docs", docs)
+        clock.lap("copy previous docs")
+        skills = load_skills(dist, root, problems)
+        clock.lap("load skills")
+        plan = pages.plan(skills, root, old, dist, jobs)
+        clock.lap("render pages")
+        stubs = json.dumps(plan.stubs, sort_keys=True, ensure_ascii=False)
+        write_if_changed(cache / STUBS, stubs)
+        # The same stubs index the same: the previous bundle (linked) stays as it is.
+        search = None if reuse and previous and _same_search(previous, stubs) else \
+            side.submit(index_stubs, plan.stubs, dist / STAGED_STUBS, dist / STAGED_SEARCH)
+        written = publish.write_docs(docs, plan, problems)
+        clock.lap("write docs")
+        if linked is not None:
+            linked.result()
+            publish.forget_outputs(site, written, plan)
+        clock.lap("copy previous site (waited for)")
+        workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
+        sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
+        entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
+            if sharded else None
+        if sharded:
+            warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+        else:
+            warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+        clock.lap("mkdocs")
+        canary = site / CANARY.replace("index.md", "index.html")
+        apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+        clock.lap("security policy")
+        publish.publish_files(site, root, plan, reuse)
+        if entries is not None:
+            entries.result()
+            _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
+            shutil.rmtree(dist / STAGED_SITE)
+        else:
+            _discovery(site, root, plan, dist, reuse)
+        clock.lap("files and discovery")
+        if search is not None:
+            search.result()
+            _move_in(dist / STAGED_SEARCH, site / "pagefind")
+            side.submit(shutil.rmtree, dist / STAGED_STUBS, True)
+        clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
-    # The build syncs every new file before its swap; one flush first makes those cheap
-    # (a clean 10k site is 40k files).
-    os.sync()
-    clock.lap("flush to disk")
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _discovery(site: Path, root: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:
+    """The discovery artifacts and index, under ``site``."""
+    discovery.write_index(site, publish.publish_discovery(site, root, plan, dist, reuse))
+
+
+def _move_in(staged: Path, target: Path) -> None:
+    """Replace ``target`` (hard links to the previous build, or nothing) with ``staged``."""
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(staged, target)
 
 
 def _root_favicon(site: Path) -> None:
@@ -113,12 +151,30 @@ def _fingerprint(config: Path) -> str:
     assets, mkdocs, Material and the configuration."""
     from importlib.metadata import version
 
-    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"),
+    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"), _pagefind(),
              hashlib.sha256(config.read_bytes() if config.is_file() else b"").hexdigest()]
     code = Path(__file__).parent
     for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
         parts.append(hashlib.sha256(source.read_bytes()).hexdigest())
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _same_search(previous: Path, stubs: str) -> bool:
+    """Whether ``previous`` has a search bundle made from ``stubs``."""
+    try:
+        return (previous / "site" / "pagefind" / "pagefind-ui.js").is_file() and \
+            (previous / CACHE / STUBS).read_text(encoding="utf-8") == stubs
+    except OSError:
+        return False
+
+
+def _pagefind() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("pagefind")
+    except PackageNotFoundError:
+        return ""
 
 
 def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, str]]:

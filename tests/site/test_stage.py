@@ -41,6 +41,19 @@ def test_one_skill_change_renders_one_page(tmp_path: Path, make_build: Callable[
     assert unchanged and all(after[p] == before[p] for p in unchanged)
 
 
+def test_search_is_indexed_again_only_when_a_stub_changed(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    def entry_inode(result: Any) -> int:
+        return (result.dist / "site" / "pagefind" / "pagefind-entry.json").stat().st_ino
+
+    first = entry_inode(make_build(tmp_path))
+    _edit(tmp_path / "corpus")      # the body only: name, description, headings as they were
+    assert entry_inode(make_build(tmp_path)) == first       # the previous bundle, linked
+    skill = tmp_path / "corpus" / "skills" / "alpha-guide" / "SKILL.md"
+    skill.write_text(skill.read_text().replace("description: ", "description: Renamed. ", 1))
+    assert entry_inode(make_build(tmp_path)) != first       # indexed again
+
+
 def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]) -> None:
     make_build(tmp_path)
     _edit(tmp_path / "corpus")
