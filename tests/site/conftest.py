@@ -71,6 +71,9 @@ def base_url(site: Path) -> Iterator[str]:
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"the browser tests need Debian's Chromium at {CHROMIUM}: "
+                    "apt-get install chromium (bash .ci/run installs it)")
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
                                               args=CHROMIUM_ARGS)
