@@ -67,9 +67,10 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
     centrality = graph or {}
     analyses = {doc.name: _analyse(doc) for doc in reversed(docs)}  # the first one wins
     loose = _loose_matches(terms, [analysis.sets for analysis in analyses.values()])
+    phrase = tuple(sequence)
     scored: dict[str, float] = {}
     for name, analysis in analyses.items():
-        score = _score(terms, sequence, analysis, loose, centrality.get(name, 0.0))
+        score = _score(terms, phrase, analysis, loose, centrality.get(name, 0.0))
         if score is not None:
             scored[name] = score
     ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
@@ -202,7 +203,7 @@ def _loose_matches(terms: list[str], field_sets: Sequence[dict[str, frozenset[st
     return found
 
 
-def _score(terms: list[str], sequence: list[str], analysis: _Analysis,
+def _score(terms: list[str], phrase: tuple[str, ...], analysis: _Analysis,
            loose: dict[str, _Loose], centrality: float) -> float | None:
     """Return the reranked score of a document, or ``None`` when no term matches.
 
@@ -246,9 +247,11 @@ def _score(terms: list[str], sequence: list[str], analysis: _Analysis,
                 WEIGHTS["compatibility"] * by_compatibility * share))
     base += WEIGHTS["graph"] * min(max(float(centrality), 0.0), 1.0)
     score = base * (0.5 + 0.5 * matched * share)
-    phrase = tuple(sequence)
-    if len(phrase) > 1 and any(_contains(words, phrase, present) for words, present in (
-            (name, name_set), (title, title_set), (description, sets["description"]))):
+    # A field can hold the phrase only if it holds all its words (a set test, usually no).
+    if len(phrase) > 1 and (
+            (name_set.issuperset(phrase) and _contains(name, phrase))
+            or (title_set.issuperset(phrase) and _contains(title, phrase))
+            or (sets["description"].issuperset(phrase) and _contains(description, phrase))):
         score += PHRASE_BONUS
     if phrase == name:
         score += EXACT_NAME_BONUS
@@ -288,9 +291,6 @@ def _tokens(values: Sequence[str]) -> list[str]:
     return [term for value in values for term in tokenize(value)]
 
 
-def _contains(words: tuple[str, ...], phrase: tuple[str, ...], present: frozenset[str]) -> bool:
-    """Whether ``phrase`` occurs in ``words`` (``present`` is their set, for a quick no)."""
-    if not present.issuperset(phrase):
-        return False
+def _contains(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
     width = len(phrase)
     return any(words[start:start + width] == phrase for start in range(len(words) - width + 1))
