@@ -19,7 +19,6 @@ one-skill incremental rebuild <= 3 s, peak memory <= 2 GB.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import subprocess
@@ -29,16 +28,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
 TARGETS = {"full_s": 60.0, "incremental_s": 3.0, "peak_mb": 2048.0}
-
-
-def _generate(out: Path, count: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_generate", HERE / "generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generate"] = module
-    spec.loader.exec_module(module)
-    module.generate(out, count)
 
 
 def _run(args: list[str]) -> dict:
@@ -103,7 +96,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):
             corpus = Path(tmp) / f"corpus-{count}"
-            _generate(corpus, count)
+            generate(corpus, count)
             _settle(corpus)
             rows = {b: measure(corpus, Path(tmp), b, args.jobs)
                     for b in ("tantivy", "whoosh") if b == "tantivy" or count in whoosh_sizes}

@@ -25,7 +25,6 @@ search p50 <= 2 ms and p95 <= 10 ms.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import random
@@ -37,20 +36,14 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
 FLOORS = {"cold_search": 250.0, "cold_open": 200.0, "cold_read": 200.0, "warm_p50": 2.0,
           "warm_p95": 10.0}
 WORDS = ["review", "migrate", "deploy", "lint", "diagnose", "kafka", "postgres", "kubernetes",
          "terraform", "pdf", "schema", "safely", "quickly", "runbook", "checks", "release",
          "incident", "alerts", "dashboards", "secrets", "dns", "helm", "changelog", "api"]
-
-
-def _generate(out: Path, count: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_generate", HERE / "generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generate"] = module
-    spec.loader.exec_module(module)
-    module.generate(out, count)
 
 
 def _build(corpus: Path, dist: Path, backend: str) -> float:
@@ -205,7 +198,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):
             corpus = Path(tmp) / f"corpus-{count}"
-            _generate(corpus, count)
+            generate(corpus, count)
             rows = {}
             for backend in ("tantivy", "whoosh"):
                 if backend == "whoosh" and count not in whoosh_sizes:

@@ -18,7 +18,6 @@ Goal: recall@5 >= 0.9, and both backends agree on the top 5.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -27,17 +26,11 @@ import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
 REPO = HERE.parent
 BACKENDS = ("tantivy", "whoosh")
-
-
-def _generate(out: Path, count: int, seed: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_generate", HERE / "generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generate"] = module
-    spec.loader.exec_module(module)
-    module.generate(out, count, seed=seed)
 
 
 def _build(corpus: Path, dist: Path, backend: str) -> None:
@@ -97,7 +90,7 @@ def main() -> None:
             synthetic = spec["synthetic"]
             corpus = work / "synthetic"
             if not args.synthetic_dists:
-                _generate(corpus, synthetic["count"], synthetic["seed"])
+                generate(corpus, synthetic["count"], seed=synthetic["seed"])
             sets[f"synthetic {synthetic['count']}"] = (corpus, synthetic["queries"])
         total = 0
         for label, (corpus, queries) in sets.items():

@@ -25,7 +25,6 @@ noisy, so the load average is printed with them.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import re
@@ -37,17 +36,11 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE))
+from generate import generate  # noqa: E402
+
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT / "tests" / "site"))
-
-
-def _generate(out: Path, count: int) -> None:
-    spec = importlib.util.spec_from_file_location("bench_generate", HERE / "generate.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_generate"] = module
-    spec.loader.exec_module(module)
-    module.generate(out, count, seed=1)
 
 
 def _build(corpus: Path, dist: Path, jobs: int, clean: bool) -> dict[str, Any]:
@@ -157,7 +150,7 @@ def main() -> None:
     for count in (int(s) for s in args.sizes.split(",")):
         corpus, dist = work / f"corpus-{count}", work / f"dist-{count}"
         if not corpus.exists():
-            _generate(corpus, count)
+            generate(corpus, count)
         print(f"== {count} skills (load average {os.getloadavg()[0]:.1f})", flush=True)
         clean = _build(corpus, dist, args.jobs, clean=True)
         size, files = _size(dist / "site")
