@@ -187,8 +187,8 @@ class IndexDoc:
     compatibility: str = ""
     headings: tuple[str, ...] = ()
     body: str = ""
-    #: The index fields' terms as JSON, when the content store keeps them: ranking reads
-    #: them instead of tokenizing the fields again (see ``skillsite.index.ranking``).
+    #: The skill's ranking record, when the content store keeps one: ranking reads it
+    #: instead of tokenizing the fields again (see ``skillsite.index.records``).
     terms: str = ""
 
 

@@ -24,7 +24,7 @@ from skillsite.builder.pipeline import BuildFailed, build
 from skillsite.cli import main
 from skillsite.config import Config
 from skillsite.linter.parse.frontmatter import normalize, split
-from skillsite.reader.search import search
+from skillsite.reader import Library
 from skillsite.store.content import ContentStore
 from skillsite.store.manifest import read_manifest
 
@@ -34,6 +34,12 @@ QUERIES = ["pdf form fields", "incident", "rollback a deployment", "disk usage",
            "flaky test", "changelog release notes", "sql migration review", "kubernetes",
            "certificate expiry", "variant annotation", "single cell clustering", "git bisect",
            "logs", "terraform plan", "nothing-matches-this-query"]
+
+
+def search(dist: Path, query: str, *, limit: int = 10) -> list[tuple[str, float]]:
+    """What the reader answers for ``query`` from ``dist``, as (name, score)."""
+    library = Library(dist, max_skills=None, max_chars=None)
+    return [(hit.name, hit.score) for hit in library.search(query, limit=limit).results]
 
 
 def skill(name: str, description: str = "Does a thing. Use it when testing.",

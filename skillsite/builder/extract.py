@@ -18,7 +18,8 @@ from skillsite.builder.records import (
     problem_rows,
     stat_key,
 )
-from skillsite.index.fields import field_texts, stored_terms
+from skillsite.index.fields import field_texts
+from skillsite.index.records import record_of
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.models import ERROR, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json
@@ -123,7 +124,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
         payload = Payload(entry.name, fingerprint or "",
-                          row_of(entry, warnings, stored_terms(extracted.index_fields)),
+                          row_of(entry, warnings, record_of(extracted.index_fields)),
                           extracted.index_fields, extracted.files)
     return Built(key, cached, payload)
 

@@ -9,7 +9,6 @@ candidates that :func:`skillsite.index.ranking.rank` then orders.
 """
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -64,15 +63,6 @@ def field_texts(doc: IndexDoc) -> dict[str, str]:
         "body": joined(doc.body),
     }
     return {field: text for field, text in texts.items() if text}
-
-
-def stored_terms(texts: dict[str, str]) -> dict[str, object]:
-    """What the content store keeps of :func:`field_texts` for ranking (its ``terms``):
-    every field as it is, but the body as term -> count, which is all ranking needs of it
-    and cheaper to read than the body's terms one by one."""
-    stored: dict[str, object] = {field: text for field, text in texts.items() if field != "body"}
-    stored["body"] = dict(Counter(texts.get("body", "").split()))
-    return stored
 
 
 def boosts() -> dict[str, float]:

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skillsite.index.tokens import query_terms, tokenize
+from skillsite.index.records import FIELDS, parse, record_for
+from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Shelf, StoredSkill
@@ -20,6 +21,8 @@ from skillsite.reader.shelf import Shelf, StoredSkill
 CANDIDATES = 50
 #: Parsed skills a Finder keeps (about 4 kB each).
 DOC_CACHE = 4096
+#: Ranking records a Finder keeps (about 2 kB each).
+RECORDS_KEPT = 8192
 _MISSING = object()
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
@@ -113,6 +116,7 @@ class Finder:
         self._names: list[str] | None = None
         # dist/ never changes under a reader, so parsed skills can be kept.
         self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
+        self._kept_records: dict[str, str] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -173,36 +177,58 @@ class Finder:
                ) -> list[tuple[StoredSkill, float]]:
         """The best ``limit`` skills for ``query`` that pass ``filters``. ``boosts`` are
         (weight, text, fields): a skill earns weight × the share of the text's terms
-        found in those of its fields (recommend's intent and applies_to)."""
-        from skillsite.index.ranking import rank
+        found in those of its fields (recommend's intent and applies_to).
+
+        Candidates are ranked from their ranking records alone; only the skills
+        returned, or all candidates when filters need their metadata, are parsed."""
+        from skillsite.index.ranking import rank_records
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
         query = with_verb_forms(query)
-        skills: dict[str, StoredSkill] = {}
-        docs: dict[str, IndexDoc] = {}
         names = self.candidates(query, max(wanted, limit))
-        self._fetch([name for name in names if name not in self._docs])
-        for name in names:
-            found = self.parsed(name)
-            if found is not None and (not filters or filters.accepts(found[0])):
-                skills[name], docs[name] = found
-        scored = rank(query, list(docs.values()), limit=len(docs))
+        if filters:
+            self._fetch([name for name in names if name not in self._docs])
+            names = [name for name in names
+                     if (found := self.parsed(name)) is not None and filters.accepts(found[0])]
+        records = self._records(names)
+        scored = rank_records(query, records, limit=len(records))
         if boosts:
-            scored = [(name, round(score + _bonus(docs[name], boosts), 6))
+            scored = [(name, round(score + _bonus(records[name], boosts), 6))
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
-        return [(skills[name], score) for name, score in scored[:limit]]
+        best = scored[:limit]
+        self._fetch([name for name, _ in best if name not in self._docs])
+        return [(found[0], score) for name, score in best
+                if (found := self.parsed(name)) is not None]
+
+    def _records(self, names: list[str]) -> dict[str, str]:
+        """The ranking records of ``names`` that exist: kept, or read in one query per
+        shard; a skill whose store holds none (an older dist/) gets one made from it."""
+        kept = self._kept_records
+        found = {name: kept[name] for name in names if name in kept}
+        missing = [name for name in names if name not in found]
+        if missing:
+            read = self.shelf.ranking_records(missing)
+            for name, record in read.items():
+                if parse(record) is None:
+                    skill = self.parsed(name)
+                    read[name] = record_for(skill[1]) if skill is not None else ""
+            if len(kept) + len(read) > RECORDS_KEPT:
+                kept.clear()
+            kept.update(read)
+            found.update(read)
+        return found
 
 
-def _bonus(doc: IndexDoc, boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
+def _bonus(record: str, boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
+    lines = parse(record) or []
     total = 0.0
     for weight, text, fields in boosts:
         terms = query_terms(text)
-        if not terms:
+        if not terms or not lines:
             continue
-        present = set()
+        present: set[str] = set()
         for field in fields:
-            value = getattr(doc, field)
-            present.update(tokenize(value if isinstance(value, str) else " ".join(value)))
+            present.update(lines[FIELDS.index(field)].split())
         total += weight * sum(term in present for term in terms) / len(terms)
     return total

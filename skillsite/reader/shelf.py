@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import PurePosixPath
@@ -47,7 +48,7 @@ class StoredSkill:
     body: str
     sections: str                   # JSON; parsed on first use (ranking never needs it)
     files_json: str
-    terms: str = ""                 # JSON index fields, for ranking ("" from a 2.1 dist/)
+    terms: str = ""                 # the ranking record (older dist/: JSON or "")
 
     @cached_property
     def spans(self) -> tuple[Span, ...]:
@@ -104,15 +105,22 @@ class Shelf:
 
     def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
         """The skills of ``names`` that exist, by name: one query per shard."""
+        return {name: _skill(row) for name, row in self._many(names, ContentStore.records).items()}
+
+    def ranking_records(self, names: list[str]) -> dict[str, str]:
+        """The ranking records of the skills of ``names`` that exist, by name."""
+        return self._many(names, ContentStore.ranking_records)
+
+    def _many(self, names: list[str], read: Callable[[ContentStore, list[str]], dict[str, Any]]
+              ) -> dict[str, Any]:
         store = self._store(names[0]) if names else None
         for shard in {shard_of(name) for name in names}:
             if self.artifacts.listed(f"{CONTENT}/{shard}"):
                 self.artifacts.require(f"{CONTENT}/{shard}")
         try:
-            rows = store.records(names) if store is not None else {}
+            return read(store, names) if store is not None else {}
         except sqlite3.DatabaseError as error:
             raise self.artifacts.damaged(CONTENT, f"cannot be read ({error})") from None
-        return {name: _skill(row) for name, row in rows.items()}
 
     def files(self, name: str) -> list[tuple[str, int, str | None, bool]]:
         """(path in the skill's folder, size, sha256, stored) of its stored files."""

@@ -8,9 +8,11 @@ shards whose skills changed, not the whole store.
 
 Tables, the same in every shard:
 
-- ``skills(name, path, format, sha256, title, description, meta, body, sections, files,
-  terms)``, one row per skill:
+- ``skills(name, terms, path, format, sha256, title, description, meta, body, sections,
+  files)``, one row per skill:
 
+  - ``terms``, the skill's ranking record (:mod:`skillsite.index.records`), comes second
+    so that reading it never walks the body's overflow pages (JSON in format 4);
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
     ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
     fields (``metadata``) and the lint ``warnings`` of its file
@@ -20,10 +22,7 @@ Tables, the same in every shard:
     per section, where ``body[offset:offset + length]`` is the section's text and the
     line numbers are lines of the skill's file (of the generated body for
     ``.skill.toml`` and ``skill.json``);
-  - ``files`` is a JSON list of the supporting files, relative to the corpus root;
-  - ``terms`` is JSON, the search index's fields as their terms joined by spaces, the
-    body as term -> count (:func:`skillsite.index.fields.stored_terms`), so that ranking
-    a candidate never tokenizes it again; empty in a row of format 3.
+  - ``files`` is a JSON list of the supporting files, relative to the corpus root.
 
 - ``files(name, path, size, sha256, data)``, the skill's own file and its supporting
   files, verbatim, so that ``dist/`` can serve them without the corpus: ``path`` is
@@ -33,11 +32,10 @@ Tables, the same in every shard:
   ``sha256``) are NULL for a file over the size cap (``max-file-size``) or past the
   per-skill total (see :mod:`skillsite.builder.files`), which is then only listed.
 
-- ``info(key, value)``: ``format_version`` (4; 3 had no ``terms``).
+- ``info(key, value)``: ``format_version`` (5; 4 kept ``terms`` as JSON, 3 had none).
 
-One row per skill, with the body stored once and sections as offsets into it, makes a
-build insert one row per skill instead of one per section: five times faster to write,
-and a third smaller.
+One row per skill, the body stored once and sections as offsets into it, is five times
+faster to write than a row per section, and a third smaller.
 """
 from __future__ import annotations
 
@@ -46,18 +44,19 @@ import json
 import os
 import shutil
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
-from skillsite.models import SECTION_SEPARATOR, IndexDoc, Section, SkillEntry
+from skillsite.models import SECTION_SEPARATOR, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
-CONTENT_VERSION = 4
+CONTENT_VERSION = 5
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS skills (
-    name TEXT PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, sha256 TEXT NOT NULL,
-    title TEXT NOT NULL, description TEXT NOT NULL, meta TEXT NOT NULL, body TEXT NOT NULL,
-    sections TEXT NOT NULL, files TEXT NOT NULL, terms TEXT NOT NULL DEFAULT '');
+    name TEXT PRIMARY KEY, terms TEXT NOT NULL DEFAULT '', path TEXT NOT NULL,
+    format TEXT NOT NULL, sha256 TEXT NOT NULL, title TEXT NOT NULL, description TEXT NOT NULL,
+    meta TEXT NOT NULL, body TEXT NOT NULL, sections TEXT NOT NULL, files TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     name TEXT NOT NULL, path TEXT NOT NULL, size INTEGER NOT NULL, sha256 TEXT, data BLOB,
     PRIMARY KEY (name, path));
@@ -86,9 +85,9 @@ FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
 def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
-           terms: dict[str, object] | None = None) -> ContentRow:
+           terms: str = "") -> ContentRow:
     """What the store holds of ``entry``, as a row ready to insert (made in workers).
-    ``terms`` are its index fields (see the ``terms`` column)."""
+    ``terms`` is its ranking record (see the ``terms`` column)."""
     spans = []
     offset = 0
     for s in entry.sections:
@@ -96,7 +95,7 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
             entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
-            _json(list(entry.files)), _json(terms) if terms else "")
+            _json(list(entry.files)), terms)
 
 
 def _json(value: Any) -> str:
@@ -213,6 +212,14 @@ class ContentStore:
 
     def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
         """:meth:`record` of many names, one query per shard."""
+        return self._select(names, _COLUMNS)
+
+    def ranking_records(self, names: list[str]) -> dict[str, str]:
+        """The ``terms`` of the skills of ``names`` that exist, by name ("" from a shard
+        of format 3)."""
+        return {name: row[1] for name, row in self._select(names, "name, terms").items()}
+
+    def _select(self, names: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
         by_shard: dict[str, list[str]] = {}
         for name in names:
             by_shard.setdefault(shard_of(name), []).append(name)
@@ -221,8 +228,9 @@ class ContentStore:
             db = self._connect(shard)
             if db is not None:
                 marks = ", ".join("?" * len(wanted))
-                columns = self.columns[shard]
-                for row in db.execute(f"SELECT {columns} FROM skills WHERE name IN ({marks})",
+                known = columns if self.columns[shard] == _COLUMNS else columns.replace(
+                    "terms", "''")
+                for row in db.execute(f"SELECT {known} FROM skills WHERE name IN ({marks})",
                                       wanted):
                     found[row[0]] = row
         return found
@@ -263,18 +271,6 @@ class ContentStore:
     def files(self, name: str) -> list[str]:
         rows = self._rows(name, "SELECT files FROM skills WHERE name = ?")
         return list(json.loads(rows[0][0])) if rows else []
-
-    def index_doc(self, name: str) -> IndexDoc | None:
-        """What the search index holds of ``name``, for ranking its candidates."""
-        rows = self._rows(name, "SELECT meta, body FROM skills WHERE name = ?")
-        if not rows:
-            return None
-        meta = json.loads(rows[0][0])
-        return IndexDoc(name=name, title=meta["title"], description=meta["description"],
-                        tags=tuple(meta["tags"]), intents=tuple(meta["intents"]),
-                        applies_to=tuple(meta["applies_to"]),
-                        compatibility=meta["compatibility"], headings=tuple(meta["headings"]),
-                        body=rows[0][1])
 
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""

@@ -1,6 +1,7 @@
-"""The content store keeps each skill's index terms (artifact 2.2) so that ranking never
-tokenizes a candidate again: what ranking makes of them must equal what it makes of the
-skill's own text, and a store without them (2.1) or with damaged ones still answers."""
+"""The content store keeps each skill's ranking record (artifact 2.3) so that ranking never
+tokenizes or parses a candidate again: the stored record must be the one made from the
+skill's own text, and a store without records (2.1), with 2.2's JSON terms, or with damaged
+ones still answers."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.index import ranking
+from skillsite.index.fields import field_texts
+from skillsite.index.records import record_of
 from skillsite.reader import Library
 from skillsite.reader.finder import index_doc
 from skillsite.store.content import ContentStore
@@ -28,10 +30,9 @@ def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
     assert names
     for skill in shelf.get_many(names).values():
         doc = index_doc(skill)
-        assert doc.terms, f"{skill.name} has no stored terms"
-        from_terms = ranking._analysis(doc)
-        from_text = ranking._analysis(dataclasses.replace(doc, terms=""))
-        assert from_terms == from_text, skill.name
+        assert doc.terms, f"{skill.name} has no stored record"
+        assert doc.terms == record_of(field_texts(dataclasses.replace(doc, terms=""))), \
+            skill.name
 
 
 def _rewrite_terms(dist: Path, sql: str) -> None:
@@ -53,17 +54,34 @@ def _answers(dist: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
 
 @pytest.mark.parametrize("damage", [
     "ALTER TABLE skills DROP COLUMN terms",                  # a store of format 3 (2.1)
-    "UPDATE skills SET terms = '{not json'",
-    "UPDATE skills SET terms = '{\"body\": {\"x\": \"many\"}}'",
-    "UPDATE skills SET terms = '{\"body\": {\"x\": 0}}'",     # would divide by zero
-    "UPDATE skills SET terms = '[1, 2]'",
+    "UPDATE skills SET terms = '{\"body\": {\"x\": 1}}'",     # 2.2's JSON terms
+    "UPDATE skills SET terms = ''",
+    "UPDATE skills SET terms = 'one line'",
+    "UPDATE skills SET terms = replace(terms, char(10), ' ')",
+    "UPDATE skills SET terms = terms || 'x'",                # the length is not a number
+    "UPDATE skills SET terms = terms || '9999999999999'",    # nor a real one
 ])
-def test_a_store_without_usable_terms_answers_the_same(dist: Path, tmp_path: Path,
-                                                       damage: str) -> None:
+def test_a_store_without_usable_records_answers_the_same(dist: Path, tmp_path: Path,
+                                                         damage: str) -> None:
     copy = shutil.copytree(dist, tmp_path / "dist")
     _rewrite_terms(copy, damage)
-    ranking._ANALYSES.clear()
     assert _answers(copy) == _answers(dist)
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE skills SET terms = replace(terms, ':1 ', ':x ')",
+    "UPDATE skills SET terms = replace(terms, ':1 ', ':-1 ')",
+    "UPDATE skills SET terms = replace(terms, ':1 ', ':' || printf('%.5000d', 1) || ' ')",
+    "UPDATE skills SET terms = replace(terms, ':1 ', ':0 ')",  # would divide by zero
+    "UPDATE skills SET terms = replace(terms, ' ', '')",
+])
+def test_a_damaged_record_never_breaks_a_search(dist: Path, tmp_path: Path,
+                                                damage: str) -> None:
+    copy = shutil.copytree(dist, tmp_path / "dist")
+    _rewrite_terms(copy, damage)
+    answers = _answers(copy)
+    assert len(answers) == len(QUERIES)
+    assert all(score >= 0 for hits in answers for _, score, _ in hits)
 
 
 def test_the_old_format_is_read_with_empty_terms(dist: Path, tmp_path: Path) -> None:

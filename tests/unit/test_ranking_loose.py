@@ -1,35 +1,116 @@
-"""The ranking's per-query loose matching (prefix and one typo) only tries the tokens that
-share a first or second letter with the term; it must find exactly what trying every
-token with :func:`near_prefix` finds."""
+"""Ranking reads candidates as ranking records, with substring tests on padded lines and a
+per-query typo vocabulary. Both shortcuts must give exactly what the plain definitions in
+the ranking module's docstring give: tested here against a reference written with token
+sets and counters, on random text."""
 from __future__ import annotations
+
+from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from skillsite.index.fields import WEIGHTS, field_texts
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
-from skillsite.index.ranking import PREFIX_MIN_CHARS, _loose_matches
+from skillsite.index.ranking import (
+    EXACT_NAME_BONUS,
+    FUZZY_HIT,
+    PHRASE_BONUS,
+    PREFIX_MIN_CHARS,
+    _near,
+    matched_fields,
+    rank,
+)
+from skillsite.index.records import parse, record_of
+from skillsite.index.tokens import tokenize
+from skillsite.models import IndexDoc
 
-# A small alphabet makes near misses (one edit away) common.
+# A small alphabet makes near misses (one edit away) and shared prefixes common.
 words = st.text(alphabet="abcde", min_size=1, max_size=8)
 
 
 @settings(max_examples=300, deadline=None)
-@given(terms=st.lists(words, min_size=1, max_size=4, unique=True),
-       tokens=st.lists(words, min_size=1, max_size=30))
-def test_loose_matches_equal_trying_every_token(terms: list[str], tokens: list[str]) -> None:
-    found = _loose_matches(terms, [{"loose": frozenset(tokens)}])
-    for term in terms:
-        near = {token for token in tokens if near_prefix(term, token)}
-        prefixed = {token for token in tokens if token.startswith(term)}
-        assert found[term].near == (near if len(term) >= FUZZY_MIN_CHARS else set())
-        assert found[term].prefixed == (prefixed if len(term) >= PREFIX_MIN_CHARS else set())
+@given(term=words, tokens=st.lists(words, min_size=1, max_size=30))
+def test_near_equals_trying_every_token(term: str, tokens: list[str]) -> None:
+    near = {token for token in tokens if near_prefix(term, token)}
+    text = f" {' '.join(tokens)} "
+    assert _near(term, text) == (near if len(term) >= FUZZY_MIN_CHARS else set())
 
 
 def test_a_typo_in_the_first_letters_is_still_found() -> None:
     tokens = ["kubernetes", "ubernetes", "ukbernetes", "xkubernetes", "qubernetes"]
-    found = _loose_matches(["kubernetes"], [{"loose": frozenset(tokens)}])
-    assert found["kubernetes"].near == set(tokens)
-    assert found["kubernetes"].prefixed == {"kubernetes"}
+    assert _near("kubernetes", f" {' '.join(tokens)} ") == set(tokens)
+
+
+def _reference_score(query: str, doc: IndexDoc) -> float | None:
+    """The ranking module's docstring, written plainly."""
+    sequence = tokenize(query)
+    terms = list(dict.fromkeys(sequence))
+    fields = {field: text.split() for field, text in field_texts(doc).items()}
+    get = fields.get
+    lexical_counts = Counter(get("description", []) + get("headings", []) + get("body", []))
+    norm = 1.2 * (1 - 0.75 + 0.75 * sum(lexical_counts.values()) / 200)
+    loose = set(get("name", []) + get("title", []) + get("tags", []))
+    sums = Counter()
+    matched = 0
+    for term in terms:
+        near = {t for t in loose if near_prefix(term, t)} if len(term) >= FUZZY_MIN_CHARS else set()
+        def hit(field: str, prefix: bool = False) -> float:
+            tokens = set(get(field, []))
+            if term in tokens:
+                return 1.0
+            if prefix and len(term) >= PREFIX_MIN_CHARS and any(t.startswith(term) for t in tokens):
+                return 0.5
+            return FUZZY_HIT if near & tokens else 0.0
+        count = lexical_counts[term]
+        signals = {"name": hit("name", prefix=True), "title": hit("title"), "tag": hit("tags"),
+                   "intent": float(term in get("intents", [])),
+                   "applies_to": float(term in get("applies_to", [])),
+                   "compatibility": float(term in get("compatibility", []))}
+        if count or any(signals.values()):
+            matched += 1
+        sums["lexical"] += count / (count + norm) if count else 0.0
+        for key, value in signals.items():
+            sums[key] += value
+    if not matched:
+        return None
+    share = 1 / len(terms)
+    base = sum(WEIGHTS[key] * sums[key] * share for key in
+               ("lexical", "name", "title", "tag", "intent", "applies_to", "compatibility"))
+    score = base * (0.5 + 0.5 * matched * share)
+    width = len(sequence)
+    if width > 1 and any(get(field, [])[i:i + width] == sequence
+                         for field in ("name", "title", "description")
+                         for i in range(len(get(field, [])))):
+        score += PHRASE_BONUS
+    if sequence == get("name", []):
+        score += EXACT_NAME_BONUS
+    return round(score, 6)
+
+
+sentence = st.lists(words, max_size=8).map(" ".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(query=st.lists(words, min_size=1, max_size=4).map(" ".join),
+       name=st.lists(words, min_size=1, max_size=3).map("-".join), title=sentence,
+       description=sentence, body=st.lists(words, max_size=40).map(" ".join),
+       tags=st.lists(words, max_size=3), headings=st.lists(sentence, max_size=3),
+       compatibility=sentence)
+def test_records_score_as_the_plain_definition(query: str, name: str, title: str,
+                                               description: str, body: str, tags: list[str],
+                                               headings: list[str], compatibility: str) -> None:
+    doc = IndexDoc(name=name, title=title, description=description, tags=tuple(tags),
+                   intents=tuple(tags[:1]), applies_to=tuple(tags[1:]),
+                   compatibility=compatibility, headings=tuple(headings), body=body)
+    expected = _reference_score(query, doc)
+    found = dict(rank(query, [doc]))
+    assert found.get(name) == pytest_approx(expected)
+
+
+def pytest_approx(value: float | None) -> object:
+    import pytest
+
+    return None if value is None else pytest.approx(value, abs=2e-6)
 
 
 text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=80)
@@ -38,22 +119,23 @@ text = st.text(alphabet=st.characters(codec="utf-8", exclude_categories=("Cs",))
 @settings(max_examples=200, deadline=None)
 @given(name=text, title=text, description=text, body=st.text(max_size=400),
        tags=st.lists(text, max_size=3), headings=st.lists(text, max_size=3),
-       compatibility=text)
-def test_stored_terms_analyse_as_the_text_itself(name: str, title: str, description: str,
-                                                 body: str, tags: list[str],
-                                                 headings: list[str], compatibility: str
-                                                 ) -> None:
-    """What the build stores (joined terms, body counts) reads back as the tokenizer's
-    own terms, whatever the text: Unicode, punctuation, stop words, long tokens."""
+       compatibility=text, query=text)
+def test_a_stored_record_ranks_as_the_text_itself(name: str, title: str, description: str,
+                                                  body: str, tags: list[str],
+                                                  headings: list[str], compatibility: str,
+                                                  query: str) -> None:
+    """What the build stores reads back as the tokenizer's own terms, whatever the text:
+    Unicode, punctuation, stop words, long tokens."""
     import dataclasses
-    import json
 
-    from skillsite.index.fields import field_texts, stored_terms
-    from skillsite.index.ranking import _analysis
-    from skillsite.models import IndexDoc
-
-    doc = IndexDoc(name=name, title=title, description=description, tags=tuple(tags),
+    doc = IndexDoc(name=name or "x", title=title, description=description, tags=tuple(tags),
                    intents=tuple(tags[:1]), applies_to=tuple(tags[1:]),
                    compatibility=compatibility, headings=tuple(headings), body=body)
-    stored = dataclasses.replace(doc, terms=json.dumps(stored_terms(field_texts(doc))))
-    assert _analysis(stored) == _analysis(doc)
+    record = record_of(field_texts(doc))
+    assert parse(record) is not None
+    stored = dataclasses.replace(doc, terms=record)
+    query = query or "x"
+    assert rank(query, [stored]) == rank(query, [doc])
+    assert rank(query, [stored]) == ([] if _reference_score(query, doc) is None
+                                     else [(doc.name, _reference_score(query, doc))])
+    assert matched_fields(query, [stored]) == matched_fields(query, [doc])

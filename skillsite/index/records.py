@@ -1,0 +1,73 @@
+"""A skill's ranking record: everything ranking reads of a candidate, as one string.
+
+The build writes each skill's record into the content store (its ``terms`` column), so a
+search reads one short string per candidate and parses it with one ``split``: no JSON,
+no dict or set per candidate, no tokenizing. A record is ten lines:
+
+- the terms of ``name``, ``title``, ``description``, ``tags``, ``intents``,
+  ``applies_to``, ``compatibility`` and ``headings``, one field a line;
+- the distinct terms of the description, headings and body together (what ranking's
+  ``lexical`` signal reads) as ``term:count``;
+- how many terms those three hold, for BM25's length normalization.
+
+Each of the first nine lines has a space before and after every term, so whether a field
+holds a term is a substring test, ``" term " in line`` (terms are letters and digits
+only, see :mod:`skillsite.index.tokens`), and so is whether it holds a phrase.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from skillsite.index.fields import field_texts
+
+if TYPE_CHECKING:
+    from skillsite.models import IndexDoc
+
+FIELDS = ("name", "title", "description", "tags", "intents", "applies_to", "compatibility",
+          "headings")
+LEXICAL = len(FIELDS)
+LENGTH = LEXICAL + 1
+LINES = LENGTH + 1
+#: A count or length with more digits than this is damage, not a real skill.
+MAX_DIGITS = 9
+
+
+def record_of(texts: dict[str, str]) -> str:
+    """The record of a skill's index fields (:func:`skillsite.index.fields.field_texts`)."""
+    lines = [_padded(texts.get(field, "").split()) for field in FIELDS]
+    lexical = Counter(texts.get("description", "").split())
+    lexical.update(texts.get("headings", "").split())
+    lexical.update(texts.get("body", "").split())
+    lines.append(_padded([f"{term}:{count}" for term, count in lexical.items()]))
+    lines.append(str(lexical.total()))
+    return "\n".join(lines)
+
+
+def _padded(words: list[str]) -> str:
+    return f" {' '.join(words)} " if words else " "
+
+
+def count(line: str, term: str) -> int:
+    """How often a ``term:count`` line says ``term`` occurs (0 if not, or if damaged)."""
+    key = f" {term}:"
+    at = line.find(key)
+    if at < 0:
+        return 0
+    start = at + len(key)
+    digits = line[start:line.find(" ", start)]
+    return int(digits) if digits.isdecimal() and len(digits) <= MAX_DIGITS else 0
+
+
+def parse(record: str) -> list[str] | None:
+    """A record's lines, or None when ``record`` is not one (an older store, or damage)."""
+    lines = record.split("\n", LINES)
+    if len(lines) != LINES or not lines[LENGTH].isdecimal() or len(lines[LENGTH]) > MAX_DIGITS:
+        return None
+    return lines
+
+
+def record_for(doc: IndexDoc) -> str:
+    """``doc``'s stored record, or one made from its text when the store kept none."""
+    return doc.terms if doc.terms and parse(doc.terms) is not None else record_of(
+        field_texts(doc))
