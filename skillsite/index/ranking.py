@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from skillsite.index.fields import WEIGHTS
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
-from skillsite.index.records import LENGTH, LEXICAL, LINES, MAX_DIGITS, count, parse, record_for
+from skillsite.index.records import LENGTH, LEXICAL, MAX_DIGITS, WHOLE, count, lines_for
 from skillsite.index.tokens import tokenize
 
 if TYPE_CHECKING:
@@ -59,30 +59,28 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
     candidate that shares no term with the query is left out. ``graph`` maps a skill name
     to its 0..1 centrality. The result is deterministic: equal scores sort by name.
     """
-    records = {doc.name: record_for(doc) for doc in reversed(docs)}
+    records = {doc.name: lines_for(doc) for doc in reversed(docs)}
     return rank_records(query, records, graph=graph, limit=limit)
 
 
-def rank_records(query: str, records: Mapping[str, str], *,
+def rank_records(query: str, records: Mapping[str, list[str]], *,
                  graph: Mapping[str, float] | None = None,
                  limit: int = 10) -> list[tuple[str, float]]:
-    """:func:`rank` of candidates given as name -> ranking record
-    (:mod:`skillsite.index.records`); one that is not a record is left out."""
+    """:func:`rank` of candidates given as name -> parsed ranking record
+    (:func:`skillsite.index.records.parse`)."""
     sequence = tokenize(query)
     terms = list(dict.fromkeys(sequence))
     if not terms or limit <= 0:
         return []
     centrality = graph or {}
-    parsed = {name: (record, lines) for name, record in records.items()
-              if (lines := parse(record)) is not None}
-    typos = _typos(terms, [lines for _, lines in parsed.values()])
+    typos = _typos(terms, records.values())
     query_of = _Query([_Term(term, f" {term} ", f" {term}:", f" {term}",
                              len(term) >= PREFIX_MIN_CHARS, len(term) >= FUZZY_MIN_CHARS,
                              typos[term]) for term in terms],
                       f" {' '.join(sequence)} ", len(sequence))
     scored: dict[str, float] = {}
-    for name, (record, lines) in parsed.items():
-        score = _score(query_of, record, lines, centrality.get(name, 0.0))
+    for name, lines in records.items():
+        score = _score(query_of, lines, centrality.get(name, 0.0))
         if score is not None:
             scored[name] = score
     ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
@@ -138,21 +136,21 @@ def _near(term: str, text: str) -> frozenset[str]:
     return frozenset(filter(partial(near_prefix, term), tried))
 
 
-def _score(query: _Query, record: str, lines: list[str], centrality: float) -> float | None:
+def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
     """Return the reranked score of a document, or ``None`` when no term matches.
 
     Written with plain locals and substring tests on the record's lines rather than
     parsed fields: it runs for every candidate of every query, and is most of a warm
     search's time."""
     name, title, description, tags, intents, applies_to, compatibility, headings = lines[:8]
-    counts = lines[LEXICAL]
+    counts, record = lines[LEXICAL], lines[WHOLE]
     lexical = by_name = by_title = by_tag = by_intent = by_applies = by_compatibility = 0.0
     matched = 0
     norm = _K1 * (1 - _B + _B * int(lines[LENGTH]) / _REFERENCE_LENGTH)
     for term, padded, counted, begun, prefixes, fuzzy, typos in query.terms:
         if begun not in record:
             # Neither the term nor a term it begins is anywhere: only a typo can match.
-            if typos:
+            if typos and _any_in(typos, record):
                 name_hit = FUZZY_HIT if _any_in(typos, name) else 0.0
                 title_hit = FUZZY_HIT if _any_in(typos, title) else 0.0
                 tag_hit = FUZZY_HIT if _any_in(typos, tags) else 0.0
@@ -173,9 +171,9 @@ def _score(query: _Query, record: str, lines: list[str], centrality: float) -> f
         name_hit = (1.0 if padded in name else 0.5 if prefixes and begun in name
                     else FUZZY_HIT if typos and _any_in(typos, name) else 0.0)
         title_hit = (1.0 if padded in title else FUZZY_HIT if fuzzy and (
-            begun in title or _any_in(typos, title)) else 0.0)
+            begun in title or typos and _any_in(typos, title)) else 0.0)
         tag_hit = (1.0 if padded in tags else FUZZY_HIT if fuzzy and (
-            begun in tags or _any_in(typos, tags)) else 0.0)
+            begun in tags or typos and _any_in(typos, tags)) else 0.0)
         in_intents, in_applies, in_compatibility = (
             padded in intents, padded in applies_to, padded in compatibility)
         if (count or name_hit or title_hit or tag_hit or in_intents or in_applies
@@ -208,7 +206,7 @@ def _score(query: _Query, record: str, lines: list[str], centrality: float) -> f
     return round(score, 6)
 
 
-def _any_in(padded_terms: tuple[str, ...], line: str) -> bool:
+def _any_in(padded_terms: Sequence[str], line: str) -> bool:
     return any(padded in line for padded in padded_terms)
 
 
@@ -219,23 +217,25 @@ _MATCHED = (("name", _NAME), ("title", _TITLE), ("description", _DESCRIPTION),
 _LOOSE = frozenset(("name", "title", "tags"))
 
 
-def matched_fields(query: str, docs: Sequence[IndexDoc]) -> list[tuple[str, ...]]:
-    """For each of ``docs``, its fields that share a term with ``query`` (names, titles and
-    tags also by prefix or one typo)."""
+def matched_fields(query: str, records: Sequence[list[str]]) -> list[tuple[str, ...]]:
+    """For each of ``records`` (parsed), its fields that share a term with ``query`` (names,
+    titles and tags also by prefix or one typo)."""
     terms = list(dict.fromkeys(tokenize(query)))
-    records = [parse(record_for(doc)) or [" "] * LINES for doc in docs]
     text = " ".join(lines[line] for lines in records for line in _LOOSE_LINES)
-    near = frozenset().union(*(_near(term, text) for term in terms))
-    return [_matched(terms, near, lines) for lines in records]
-
-
-def _matched(terms: list[str], near: frozenset[str], lines: list[str]) -> tuple[str, ...]:
-    found = []
+    near = [f" {token} " for token in frozenset().union(*(_near(term, text) for term in terms))]
     padded = [f" {term} " for term in terms]
+    return [_matched(terms, padded, near, lines) for lines in records]
+
+
+def _matched(terms: list[str], padded: list[str], near: list[str], lines: list[str]
+             ) -> tuple[str, ...]:
+    record = lines[WHOLE]
+    if not any(f" {term}" in record for term in terms) and not (near and _any_in(near, record)):
+        return ()
+    found = []
     for field, line in _MATCHED:
         words = lines[line]
-        if any(term in words for term in padded) or (
-                field in _LOOSE and near and not near.isdisjoint(words.split())):
+        if _any_in(padded, words) or (field in _LOOSE and near and _any_in(near, words)):
             found.append(field)
     if any(_in_body(term, lines) for term in terms):
         found.append("body")
@@ -245,5 +245,6 @@ def _matched(terms: list[str], near: frozenset[str], lines: list[str]) -> tuple[
 def _in_body(term: str, lines: list[str]) -> bool:
     """Whether the body holds ``term``: the lexical count is more than the description's
     and headings' own."""
-    return count(lines[LEXICAL], term) > (lines[_DESCRIPTION].split().count(term)
-                                          + lines[_HEADINGS].split().count(term))
+    found = count(lines[LEXICAL], term)
+    return bool(found) and found > (lines[_DESCRIPTION].split().count(term)
+                                    + lines[_HEADINGS].split().count(term))

@@ -29,6 +29,7 @@ FIELDS = ("name", "title", "description", "tags", "intents", "applies_to", "comp
 LEXICAL = len(FIELDS)
 LENGTH = LEXICAL + 1
 LINES = LENGTH + 1
+WHOLE = LINES
 #: A count or length with more digits than this is damage, not a real skill.
 MAX_DIGITS = 9
 
@@ -60,14 +61,17 @@ def count(line: str, term: str) -> int:
 
 
 def parse(record: str) -> list[str] | None:
-    """A record's lines, or None when ``record`` is not one (an older store, or damage)."""
+    """A record's lines, then the record itself at :data:`WHOLE` (to test all its lines at
+    once); None when ``record`` is not a record (an older store, or damage)."""
     lines = record.split("\n", LINES)
     if len(lines) != LINES or not lines[LENGTH].isdecimal() or len(lines[LENGTH]) > MAX_DIGITS:
         return None
+    lines.append(record)
     return lines
 
 
-def record_for(doc: IndexDoc) -> str:
-    """``doc``'s stored record, or one made from its text when the store kept none."""
-    return doc.terms if doc.terms and parse(doc.terms) is not None else record_of(
-        field_texts(doc))
+def lines_for(doc: IndexDoc) -> list[str]:
+    """:func:`parse` of ``doc``'s stored record, or of one made from its text when the store
+    kept none."""
+    lines = parse(doc.terms) if doc.terms else None
+    return lines if lines is not None else parse(record_of(field_texts(doc)))  # type: ignore[return-value]

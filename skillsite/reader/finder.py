@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skillsite.index.records import FIELDS, parse, record_for
+from skillsite.index.records import FIELDS, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
@@ -116,7 +116,7 @@ class Finder:
         self._names: list[str] | None = None
         # dist/ never changes under a reader, so parsed skills can be kept.
         self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
-        self._kept_records: dict[str, str] = {}
+        self._kept_records: dict[str, list[str]] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -201,31 +201,38 @@ class Finder:
         return [(found[0], score) for name, score in best
                 if (found := self.parsed(name)) is not None]
 
-    def _records(self, names: list[str]) -> dict[str, str]:
-        """The ranking records of ``names`` that exist: kept, or read in one query per
-        shard; a skill whose store holds none (an older dist/) gets one made from it."""
+    def _records(self, names: list[str]) -> dict[str, list[str]]:
+        """The parsed ranking records of ``names`` that exist: kept, or read in one query
+        per shard; a skill whose store holds none (an older dist/) gets one made from it."""
         kept = self._kept_records
         found = {name: kept[name] for name in names if name in kept}
         missing = [name for name in names if name not in found]
         if missing:
-            read = self.shelf.ranking_records(missing)
-            for name, record in read.items():
-                if parse(record) is None:
+            read: dict[str, list[str]] = {}
+            for name, record in self.shelf.ranking_records(missing).items():
+                lines = parse(record)
+                if lines is None:
                     skill = self.parsed(name)
-                    read[name] = record_for(skill[1]) if skill is not None else ""
+                    if skill is None:
+                        continue
+                    lines = lines_for(skill[1])
+                read[name] = lines
             if len(kept) + len(read) > RECORDS_KEPT:
                 kept.clear()
             kept.update(read)
             found.update(read)
         return found
 
+    def lines_of(self, skill: StoredSkill) -> list[str]:
+        """The parsed ranking record of a stored skill."""
+        return self._kept_records.get(skill.name) or lines_for(index_doc(skill))
 
-def _bonus(record: str, boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
-    lines = parse(record) or []
+
+def _bonus(lines: list[str], boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
     total = 0.0
     for weight, text, fields in boosts:
         terms = query_terms(text)
-        if not terms or not lines:
+        if not terms:
             continue
         present: set[str] = set()
         for field in fields:

@@ -14,7 +14,6 @@ from skillsite.reader.finder import (
     RISKS,
     Filters,
     Finder,
-    index_doc,
 )
 from skillsite.reader.results import Candidate, SearchResult
 from skillsite.reader.safe import SafeLedger
@@ -99,7 +98,7 @@ class Queries:
                 browse: bool) -> SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
         matched = ([()] * len(hits) if browse
-                   else matched_fields(query, [index_doc(skill) for skill, _ in hits]))
+                   else matched_fields(query, [self._finder.lines_of(skill) for skill, _ in hits]))
         results = tuple(
             Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(

@@ -45,6 +45,7 @@ import os
 import shutil
 import sqlite3
 from collections.abc import Iterator
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -102,6 +103,7 @@ def _json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
 
 
+@lru_cache(maxsize=1 << 16)
 def shard_of(name: str) -> str:
     """The shard file that holds skill ``name``: stable across builds and machines."""
     number = int.from_bytes(hashlib.sha1(name.encode("utf-8")).digest()[:2], "big")

@@ -20,7 +20,7 @@ from skillsite.index.ranking import (
     matched_fields,
     rank,
 )
-from skillsite.index.records import parse, record_of
+from skillsite.index.records import lines_for, parse, record_of
 from skillsite.index.tokens import tokenize
 from skillsite.models import IndexDoc
 
@@ -105,6 +105,7 @@ def test_records_score_as_the_plain_definition(query: str, name: str, title: str
     expected = _reference_score(query, doc)
     found = dict(rank(query, [doc]))
     assert found.get(name) == pytest_approx(expected)
+    assert matched_fields(query, [lines_for(doc)]) == [_reference_matched(query, doc)]
 
 
 def pytest_approx(value: float | None) -> object:
@@ -138,4 +139,16 @@ def test_a_stored_record_ranks_as_the_text_itself(name: str, title: str, descrip
     assert rank(query, [stored]) == rank(query, [doc])
     assert rank(query, [stored]) == ([] if _reference_score(query, doc) is None
                                      else [(doc.name, _reference_score(query, doc))])
-    assert matched_fields(query, [stored]) == matched_fields(query, [doc])
+    assert matched_fields(query, [lines_for(stored)]) == [_reference_matched(query, doc)]
+
+
+def _reference_matched(query: str, doc: IndexDoc) -> tuple[str, ...]:
+    terms = set(tokenize(query))
+    fields = {field: set(text.split()) for field, text in field_texts(doc).items()}
+    loose = fields.get("name", set()) | fields.get("title", set()) | fields.get("tags", set())
+    near = {token for token in loose for term in terms
+            if len(term) >= FUZZY_MIN_CHARS and near_prefix(term, token)}
+    order = ("name", "title", "description", "tags", "intents", "applies_to",
+             "compatibility", "headings", "body")
+    return tuple(field for field in order if terms & fields.get(field, set()) or (
+        field in ("name", "title", "tags") and near & fields.get(field, set())))
