@@ -12,9 +12,12 @@ For each size it generates a corpus with ``generate.py`` and builds it (both kep
   start      spawn -> initialized client session over stdio (Python start, importing
              the SDK, opening and hashing every file of dist/, the handshake), median of 3;
              ``import mcp.server.mcpserver`` alone in a fresh process for scale
-  stdio      search / open / read round trips, p50 and p95 (default client: 2026-07-28)
-  reader     the same calls on an in-process Library, interleaved call by call with the
-             stdio ones (what the reader costs; stdio minus reader is the MCP overhead)
+  stdio      search / open / read round trips, p50 and p95 (default client: 2026-07-28),
+             back to back as an agent makes them: the floor's figure
+  paired     the same, interleaved call by call with ...
+  reader     ... the same calls on an in-process Library, so that load weighs on both
+             alike (paired minus reader is the MCP overhead; paired is above stdio because
+             the in-process search between two calls evicts the server's CPU caches)
   legacy     the same over stdio with ``mode="legacy"`` (the 2025-11-25 handshake)
   http       the same over streamable HTTP on 127.0.0.1
   peer       a trivial ``MCPServer`` tool (returns its argument) over stdio and HTTP:
@@ -40,10 +43,13 @@ from typing import Any, Awaitable, Callable
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(1, str(REPO))
 
 from generate import _NOUNS, _VERBS, generate  # noqa: E402
 from mcp import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+from skillsite.store.manifest import ARTIFACT_VERSION  # noqa: E402
 
 PEER = '''
 import sys
@@ -71,10 +77,12 @@ def prepare(work: Path, size: int, seed: int) -> Path:
     if not corpus.exists():
         print(f"generating {size} skills in {corpus} ...", flush=True)
         generate(corpus, size, seed)
-    if not (dist / "manifest.json").exists():
+    manifest = dist / "manifest.json"
+    built = json.loads(manifest.read_text())["artifact_version"] if manifest.exists() else None
+    if built != ARTIFACT_VERSION:  # a dist/ of an older artifact would measure its fallbacks
         print(f"building {dist} ...", flush=True)
         subprocess.run([sys.executable, "-m", "skillsite", "build", str(corpus), "-o",
-                        str(dist), "-q"], env=env(), check=True)
+                        str(dist), "-q", "--no-site"], env=env(), check=True)
     return dist
 
 
@@ -235,8 +243,9 @@ async def measure(dist: Path, count: int) -> dict[str, Any]:
 
     library = Library(dist, max_skills=None, max_chars=None)
     async with Client(stdio(dist)) as client:
+        done("stdio", await session_figures(client, count))
         paired = await paired_figures(client, library, count)
-    done("stdio", paired["stdio"])
+    done("paired", paired["stdio"])
     done("reader", paired["reader"])
     async with Client(stdio(dist), mode="legacy") as client:
         done("legacy", await session_figures(client, count))
@@ -258,7 +267,7 @@ async def measure(dist: Path, count: int) -> dict[str, Any]:
 def report(size: int, results: dict[str, Any]) -> None:
     print(f"\n== {size} skills: round trips in ms, p50 / p95")
     print(f"{'':10}{'search':>16}{'open':>16}{'read':>16}")
-    for key in ("stdio", "legacy", "http", "reader"):
+    for key in ("stdio", "legacy", "http", "paired", "reader"):
         row = results[key]
         print(f"{key:10}" + "".join(f"{row[op][0]:>8.2f} /{row[op][1]:>6.2f}"
                                     for op in ("search", "open", "read")))
