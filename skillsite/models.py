@@ -188,7 +188,7 @@ class IndexDoc:
     headings: tuple[str, ...] = ()
     body: str = ""
     #: The skill's ranking record, when the content store keeps one: ranking reads it
-    #: instead of tokenizing the fields again (see ``skillsite.index.records``).
+    #: instead of tokenizing the fields again (see ``skillsite.index.ranking_record``).
     terms: str = ""
 
 

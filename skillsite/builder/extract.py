@@ -19,7 +19,7 @@ from skillsite.builder.records import (
     stat_key,
 )
 from skillsite.index.fields import field_texts
-from skillsite.index.records import record_of
+from skillsite.index.ranking_record import record_of
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.models import ERROR, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from skillsite.index.fields import WEIGHTS
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
-from skillsite.index.records import LENGTH, LEXICAL, MAX_DIGITS, WHOLE, count, lines_for
+from skillsite.index.ranking_record import LENGTH, LEXICAL, MAX_DIGITS, WHOLE, count, lines_for
 from skillsite.index.tokens import tokenize
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def rank_records(query: str, records: Mapping[str, list[str]], *,
                  graph: Mapping[str, float] | None = None,
                  limit: int = 10) -> list[tuple[str, float]]:
     """:func:`rank` of candidates given as name -> parsed ranking record
-    (:func:`skillsite.index.records.parse`)."""
+    (:func:`skillsite.index.ranking_record.parse`)."""
     sequence = tokenize(query)
     terms = list(dict.fromkeys(sequence))
     if not terms or limit <= 0:
@@ -109,7 +109,7 @@ class _Query(NamedTuple):
     width: int         # how many terms the phrase has
 
 
-# Record lines (see skillsite.index.records.FIELDS).
+# Record lines (see skillsite.index.ranking_record.FIELDS).
 _NAME, _TITLE, _DESCRIPTION, _TAGS, _INTENTS, _APPLIES_TO, _COMPATIBILITY, _HEADINGS = range(8)
 _LOOSE_LINES = (_NAME, _TITLE, _TAGS)
 

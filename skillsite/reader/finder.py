@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from skillsite.index.records import FIELDS, lines_for, parse
+from skillsite.index.ranking_record import FIELDS, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts

@@ -11,7 +11,7 @@ Tables, the same in every shard:
 - ``skills(name, terms, path, format, sha256, title, description, meta, body, sections,
   files)``, one row per skill:
 
-  - ``terms``, the skill's ranking record (:mod:`skillsite.index.records`), comes second
+  - ``terms``, the skill's ranking record (:mod:`skillsite.index.ranking_record`), comes second
     so that reading it never walks the body's overflow pages (JSON in format 4);
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
     ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own

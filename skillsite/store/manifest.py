@@ -18,7 +18,7 @@ MANIFEST = "manifest.json"
 #: 2.1: the content store keeps each skill's files (``files`` table) and the manifest
 #: records every file's size (``sizes``), so a reader checks cheaply what it reads.
 #: 2.2: the content store keeps each skill's index terms (``terms``), for ranking.
-#: 2.3: ``terms`` is a ranking record (``skillsite.index.records``) instead of JSON.
+#: 2.3: ``terms`` is a ranking record (``skillsite.index.ranking_record``) instead of JSON.
 ARTIFACT_VERSION = "2.3"
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from skillsite.index.fields import field_texts
-from skillsite.index.records import record_of
+from skillsite.index.ranking_record import record_of
 from skillsite.reader import Library
 from skillsite.reader.finder import index_doc
 from skillsite.store.content import ContentStore

@@ -20,7 +20,7 @@ from skillsite.index.ranking import (
     matched_fields,
     rank,
 )
-from skillsite.index.records import lines_for, parse, record_of
+from skillsite.index.ranking_record import lines_for, parse, record_of
 from skillsite.index.tokens import tokenize
 from skillsite.models import IndexDoc
 
