@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 WRITER_HEAP_BYTES = 128_000_000
 WRITER_THREADS = 1
+#: Terms whose queries a searcher keeps.
+CLAUSES_KEPT = 4096
 
 
 def _schema() -> tantivy.Schema:
@@ -109,6 +111,7 @@ class TantivySearcher(IndexSearcher):
         self._schema = index.schema
         self._searcher = index.searcher()
         self._boosts = boosts()
+        self._kept: dict[str, list[tuple[tantivy.Occur, tantivy.Query]]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         import tantivy
@@ -116,22 +119,31 @@ class TantivySearcher(IndexSearcher):
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
-        query_of = tantivy.Query
-        clauses = [
-            (tantivy.Occur.Should,
-             query_of.boost_query(query_of.term_query(self._schema, field, term), boost))
-            for term in terms
-            for field, boost in self._boosts.items()
-        ]
-        clauses += [
-            (tantivy.Occur.Should, query_of.boost_query(query_of.fuzzy_term_query(
-                self._schema, field, term, distance=1, transposition_cost_one=True,
-                prefix=True), self._boosts[field] * FUZZY_BOOST))
-            for term in terms if len(term) >= FUZZY_MIN_CHARS
-            for field in FUZZY_FIELDS
-        ]
-        hits = self._searcher.search(query_of.boolean_query(clauses), limit, count=False).hits
+        clauses = [clause for term in terms for clause in self._clauses(term)]
+        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
+                                     count=False).hits
         return [str(self._searcher.doc(address).get_first(KEY_FIELD)) for _, address in hits]
+
+    def _clauses(self, term: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """A term's boosted queries on every field, and its prefix and one-typo queries on
+        names, titles and tags: kept, since a long-lived reader sees the same words again."""
+        known = self._kept.get(term)
+        if known is not None:
+            return known
+        import tantivy
+
+        query_of, should = tantivy.Query, tantivy.Occur.Should
+        clauses = [(should, query_of.boost_query(query_of.term_query(self._schema, field, term),
+                                                 boost))
+                   for field, boost in self._boosts.items()]
+        if len(term) >= FUZZY_MIN_CHARS:
+            clauses += [(should, query_of.boost_query(query_of.fuzzy_term_query(
+                self._schema, field, term, distance=1, transposition_cost_one=True,
+                prefix=True), self._boosts[field] * FUZZY_BOOST)) for field in FUZZY_FIELDS]
+        if len(self._kept) >= CLAUSES_KEPT:
+            self._kept.clear()
+        self._kept[term] = clauses
+        return clauses
 
     def doc_count(self) -> int:
         return int(self._searcher.num_docs)
