@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from skillsite.reader.errors import ReaderError
 from skillsite.store.manifest import file_sha256
 
 MANIFEST = "manifest.json"
+#: Threads that hash dist/ for :meth:`Artifacts.verify`.
+HASHING_THREADS = min(4, os.cpu_count() or 1)
 #: The artifact format major version this reader understands (any 2.x).
 SUPPORTED_MAJOR = 2
 _REBUILD = "rebuild it with `skillsite build`"
@@ -103,23 +106,30 @@ class Artifacts:
                            f"damaged or incomplete; {_REBUILD}", path=relative)
 
     def verify(self) -> list[Mismatch]:
-        """Hash every file the manifest lists; the mismatches, sorted by path."""
-        found = []
-        for relative, expected in sorted(self.files.items()):
-            path = self.dist / relative
-            try:
-                size = os.stat(path).st_size
-            except OSError:
-                found.append(Mismatch(relative, "missing", expected, ""))
-                continue
+        """Hash every file the manifest lists; the mismatches, sorted by path. Files are
+        hashed on a few threads (hashing releases the interpreter lock), and a file that
+        matches is not hashed again when it is first read."""
+        listed = sorted(self.files.items())
+        with ThreadPoolExecutor(max_workers=HASHING_THREADS) as pool:
+            found = [mismatch for mismatch in pool.map(self._mismatch, listed) if mismatch]
+        return found
+
+    def _mismatch(self, listed: tuple[str, str]) -> Mismatch | None:
+        relative, expected = listed
+        path = self.dist / relative
+        try:
+            size = os.stat(path).st_size
             recorded = self.sizes.get(relative)
             if recorded is not None and size != recorded:
-                found.append(Mismatch(relative, "size", str(recorded), str(size)))
-                continue
+                return Mismatch(relative, "size", str(recorded), str(size))
             actual = file_sha256(path)
-            if actual != expected:
-                found.append(Mismatch(relative, "sha256", expected, actual))
-        return found
+        except OSError:
+            return Mismatch(relative, "missing", expected, "")
+        if actual != expected:
+            return Mismatch(relative, "sha256", expected, actual)
+        with self._lock:
+            self._checked.add(relative)
+        return None
 
     def verify_or_raise(self) -> None:
         """:meth:`verify`, failing with every mismatch in the message."""

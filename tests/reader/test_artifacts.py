@@ -109,3 +109,23 @@ def test_without_hash_on_read_a_same_size_corruption_is_left_to_verify(copy: Pat
     with pytest.raises(ReaderError) as error:
         Library(copy).open("git-bisect")  # the default hashes what it reads
     assert error.value.code == "damaged-dist" and shard.name in error.value.message
+
+
+def test_verify_spares_a_second_hash_only_for_files_that_matched(copy: Path) -> None:
+    """A long-lived reader (the MCP server) hashes all of dist/ once at start; the files
+    that matched are not hashed again on first read, one that did not is still refused."""
+    from skillsite.reader.artifacts import Artifacts
+
+    damaged = "catalog.json"
+    path = copy / damaged
+    path.write_bytes(path.read_bytes().replace(b"pdf", b"PDF", 1))  # same size, new hash
+    artifacts = Artifacts(copy)
+    mismatches = artifacts.verify()
+    assert [(m.path, m.problem) for m in mismatches] == [(damaged, "sha256")]
+    assert artifacts._checked == set(artifacts.files) - {damaged}  # not hashed again
+    for relative in artifacts.files:
+        if relative != damaged:
+            assert artifacts.require(relative) == copy / relative
+    with pytest.raises(ReaderError) as error:
+        artifacts.require(damaged)
+    assert error.value.code == "damaged-dist" and damaged in error.value.message
