@@ -10,20 +10,23 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from skillsite.index.ranking_record import FIELDS, lines_for, parse
+from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Shelf, StoredSkill
 
 CANDIDATES = 50
-#: Parsed skills a Finder keeps (about 4 kB each).
+#: Parsed skills a Finder keeps (about 4 kB each) ...
 DOC_CACHE = 4096
-#: Ranking records a Finder keeps (about 2 kB each).
+#: ... and ranking records (about 2 kB each) ...
 RECORDS_KEPT = 8192
+#: ... at most this many characters of each, whatever the skills' sizes.
+CHARS_KEPT = 32_000_000
 _MISSING = object()
+T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
 RISKS = ("low", "medium", "high")
@@ -105,6 +108,23 @@ def with_verb_forms(query: str) -> str:
     return " ".join([query, *forms]) if forms else query
 
 
+class Kept(dict[str, T]):
+    """What a long-lived reader keeps between queries (``dist/`` never changes under it):
+    emptied when it would pass ``count`` entries or :data:`CHARS_KEPT` characters."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+        self.chars = 0
+
+    def keep(self, entries: dict[str, T], chars: int) -> None:
+        if len(self) + len(entries) > self.count or self.chars + chars > CHARS_KEPT:
+            self.clear()
+            self.chars = 0
+        self.update(entries)
+        self.chars += chars
+
+
 class Finder:
     """Candidates from the engine (opened once, queried under a lock) and their docs."""
 
@@ -115,8 +135,8 @@ class Finder:
         self._searcher: Any = None
         self._names: list[str] | None = None
         # dist/ never changes under a reader, so parsed skills can be kept.
-        self._docs: dict[str, tuple[StoredSkill, IndexDoc] | None] = {}
-        self._kept_records: dict[str, list[str]] = {}
+        self._docs: Kept[tuple[StoredSkill, IndexDoc] | None] = Kept(DOC_CACHE)
+        self._kept_records: Kept[list[str]] = Kept(RECORDS_KEPT)
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -150,17 +170,14 @@ class Finder:
             return known  # type: ignore[return-value]
         skill = self.shelf.get(name)
         found = (skill, index_doc(skill)) if skill is not None else None
-        if len(self._docs) >= DOC_CACHE:
-            self._docs.clear()
-        self._docs[name] = found
+        self._docs.keep({name: found}, len(skill.body) if skill is not None else 0)
         return found
 
     def _fetch(self, names: list[str]) -> None:
         """Parse the skills of ``names`` with one query per shard, for :meth:`parsed`."""
-        if len(self._docs) + len(names) > DOC_CACHE:
-            self._docs.clear()
-        for name, skill in self.shelf.get_many(names).items():
-            self._docs[name] = (skill, index_doc(skill))
+        found = self.shelf.get_many(names)
+        self._docs.keep({name: (skill, index_doc(skill)) for name, skill in found.items()},
+                        sum(len(skill.body) for skill in found.values()))
 
     def exact(self, query: str) -> StoredSkill | None:
         """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
@@ -217,9 +234,7 @@ class Finder:
                         continue
                     lines = lines_for(skill[1])
                 read[name] = lines
-            if len(kept) + len(read) > RECORDS_KEPT:
-                kept.clear()
-            kept.update(read)
+            kept.keep(read, sum(len(lines[WHOLE]) for lines in read.values()))
             found.update(read)
         return found
 
