@@ -1,8 +1,9 @@
 """Ranking above the index: field weights, then reranking.
 
 The engines pick candidates; this module orders them, from the candidates' own
-fields alone, so the order is the same whichever engine found them. Each signal
-scores in ``[0, 1]`` and is multiplied by its FORMATS.md §4 weight:
+fields alone (their ranking records, :mod:`skillsite.index.ranking_record`), so the
+order is the same whichever engine found them. Each signal scores in ``[0, 1]`` and is
+multiplied by its FORMATS.md §4 weight:
 
 - ``lexical``: description, headings and body together, a saturating term
   frequency with BM25's length normalization (no IDF: a score that depends only on
