@@ -11,6 +11,10 @@ from skillsite.site.sanitize import attr, markdown_text, text
 def href(from_dir: str, to_dir: str) -> str:
     """A relative URL from the page at ``from_dir/`` to the page at ``to_dir/`` (both
     relative to the site root; "" is the home page)."""
+    if from_dir and to_dir.startswith(from_dir + "/"):   # the common case, without relpath
+        return to_dir[len(from_dir) + 1:] + "/"
+    if not from_dir and to_dir:
+        return to_dir + "/"
     relative = posixpath.relpath(to_dir or ".", from_dir or ".")
     return "./" if relative == "." else relative + "/"
 

@@ -2,6 +2,7 @@
 the supporting files and the discovery artifacts."""
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -13,32 +14,35 @@ from skillsite.site.files import copy_files
 from skillsite.site.listings import listing_pages
 from skillsite.site.pages import ASSETS, Plan
 from skillsite.site.skill_md import generated_skill_md
-from skillsite.site.writing import write_if_changed
+from skillsite.site.writing import write_new
 
 #: Pages mkdocs writes on every build, dirty or not.
 ALWAYS_WRITTEN = ("404.html", "sitemap.xml", "sitemap.xml.gz")
 
 
-def write_docs(docs: Path, plan: Plan, problems: list[Problem]) -> set[str]:
-    """Write every page that changed; remove pages that are gone. Returns the docs paths
-    written."""
-    wanted = {f"skills/{s.slug}/index.md" for s in plan.skills}
-    pages = dict(plan.pages)
+def write_docs(docs: Path, plan: Plan, problems: list[Problem],
+               known: dict[str, str]) -> tuple[set[str], dict[str, str]]:
+    """Write every page that changed and remove pages that are gone, going by ``known``
+    (docs path -> sha256 of the previous build's docs tree, which ``docs`` links to), so
+    that no page is read back. Returns the docs paths written and the sha256 of every
+    docs path of this build."""
+    pages: dict[str, str | bytes] = dict(plan.pages)
     pages.update(listing_pages(plan.listed, problems))
     pages[CANARY] = CANARY_TEXT
-    written = {path for path, text in pages.items() if write_if_changed(docs / path, text)}
     for asset in sorted(ASSETS.iterdir()):
-        path = f"assets/skillsite/{asset.name}"
-        pages[path] = ""
-        if write_if_changed(docs / path, asset.read_bytes()):
+        pages[f"assets/skillsite/{asset.name}"] = asset.read_bytes()
+    hashes = {f"skills/{s.slug}/index.md": known.get(f"skills/{s.slug}/index.md", "")
+              for s in plan.skills}
+    written = set()
+    for path, content in pages.items():
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        hashes[path] = hashlib.sha256(data).hexdigest()
+        if known.get(path) != hashes[path] or not (docs / path).is_file():
+            write_new(docs / path, data)
             written.add(path)
-    wanted |= pages.keys()
-    for folder, _, names in os.walk(docs):
-        for name in names:
-            path = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
-            if path not in wanted:
-                os.unlink(os.path.join(folder, name))
-    return written
+    for path in known.keys() - hashes.keys():
+        (docs / path).unlink(missing_ok=True)
+    return written, hashes
 
 
 def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:

@@ -27,6 +27,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish
@@ -34,7 +35,8 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import index_stubs
+from skillsite.site.search import index_stubs, stub
+from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
@@ -44,6 +46,7 @@ SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
 STAGED_SITE, STAGED_SEARCH, STAGED_STUBS = ".site-staged", ".site-pagefind", ".site-stubs"
+STAGED_VIEW = ".site-view"
 #: The search stubs of every skill, slug -> HTML, in the site cache.
 STUBS = "stubs.json"
 
@@ -71,41 +74,51 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    # Beside this thread, two more do what waits on the kernel or on other processes:
-    # linking the previous site, Pagefind, and (while mkdocs runs in its own processes)
-    # the discovery artifacts. Their outputs are staged and moved in after mkdocs.
-    with ThreadPoolExecutor(max_workers=2) as side:
+    # Beside this thread, three more do what waits on the kernel or on other processes:
+    # linking the previous docs tree and site, Pagefind, and (while mkdocs runs in its own
+    # processes) the discovery artifacts. Their outputs are staged and moved in after mkdocs.
+    with ThreadPoolExecutor(max_workers=3) as side:
         linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
-        if reuse and previous is not None:
-            link_tree(previous / CACHE / "docs", docs)
-        clock.lap("copy previous docs")
+        linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
+            if reuse and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
-        plan = pages.plan(skills, root, old, dist, jobs)
-        clock.lap("render pages")
-        stubs = json.dumps(plan.stubs, sort_keys=True, ensure_ascii=False)
-        write_if_changed(cache / STUBS, stubs)
+        stubs = json.dumps({s.slug: stub(s, s.headings) for s in skills}, sort_keys=True,
+                           ensure_ascii=False)
         # The same stubs index the same: the previous bundle (linked) stays as it is.
         search = None if reuse and previous and _same_search(previous, stubs) else \
-            side.submit(index_stubs, plan.stubs, dist / STAGED_STUBS, dist / STAGED_SEARCH)
-        written = publish.write_docs(docs, plan, problems)
+            side.submit(index_stubs, json.loads(stubs), dist / STAGED_STUBS,
+                        dist / STAGED_SEARCH)
+        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
+        clock.lap("render pages")
+        if linked_docs is not None:
+            linked_docs.result()
+        clock.lap("copy previous docs (waited for)")
+        write_if_changed(cache / STUBS, stubs)
+        written, hashes = publish.write_docs(docs, plan, problems, old.get("docs", {}))
         clock.lap("write docs")
         if linked is not None:
             linked.result()
-            publish.forget_outputs(site, written, plan)
         clock.lap("copy previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
         entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
             if sharded else None
-        if sharded:
-            warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+        if reuse and hashes.keys() == old.get("docs", {}).keys():
+            warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
+                                     view_paths(hashes, written), mkdocs_config)
+            clock.lap("mkdocs (changed pages) and security policy")
         else:
-            warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
-        clock.lap("mkdocs")
-        canary = site / CANARY.replace("index.md", "index.html")
-        apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
-        clock.lap("security policy")
+            if reuse:
+                publish.forget_outputs(site, written, plan)
+            if sharded:
+                warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+            else:
+                warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+            clock.lap("mkdocs")
+            canary = site / CANARY.replace("index.md", "index.html")
+            apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+            clock.lap("security policy")
         publish.publish_files(site, root, plan, reuse)
         if entries is not None:
             entries.result()
@@ -121,7 +134,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
-    keys = {"fingerprint": fingerprint, "skills": plan.keys}
+    keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
@@ -177,7 +190,9 @@ def _pagefind() -> str:
         return ""
 
 
-def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, str]]:
+def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, Any]]:
+    """The previous build's keys (``skills``: name -> keys, ``docs``: docs path -> sha256),
+    or nothing when they cannot be reused."""
     if previous is None or not (previous / "site").is_dir():
         return {}
     try:
@@ -186,5 +201,6 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, st
         return {}
     if not isinstance(keys, dict) or keys.get("fingerprint") != fingerprint:
         return {}
-    skills = keys.get("skills")
-    return skills if isinstance(skills, dict) else {}
+    if not isinstance(keys.get("skills"), dict) or not isinstance(keys.get("docs"), dict):
+        return {}
+    return {"skills": keys["skills"], "docs": keys["docs"]}

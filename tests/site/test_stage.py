@@ -65,6 +65,49 @@ def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]
     assert differ == []
 
 
+def _edit_description(corpus: Path) -> None:
+    page = corpus / "wiki" / "gamma-deploy.md"
+    page.write_text(page.read_text().replace("description: Deploy", "description: Quokka. Deploy"))
+
+
+def test_description_edit_shows_everywhere_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """A description is on its page, the A-Z listing, its tag and format pages and in
+    the search: an incremental build renders one skill page and only the listing pages
+    that changed (through a view, not the whole tree) and equals a clean build."""
+    make_build(tmp_path)
+    _edit_description(tmp_path / "corpus")
+    result = make_build(tmp_path)
+    assert result.site.incremental and result.site.rendered == 1
+    assert any(phase.startswith("mkdocs (changed pages)") for phase in result.site.timings)
+    site = result.dist / "site"
+    for page in ("skills/gamma-deploy", "skills", "tags/release", "tags/deploy",
+                 "formats/virtual", ""):
+        assert "Quokka. Deploy" in (site / page / "index.html").read_text(), page
+    assert "Quokka" in (result.dist / "site-cache" / "stubs.json").read_text()
+    clean = make_build(tmp_path, "clean").dist / "site"
+    ours, theirs = _hashes(site), _hashes(clean)
+    assert ours.keys() == theirs.keys()
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+    assert any(p.startswith("pagefind/fragment/") for p in ours)   # the search compared too
+
+
+def test_a_new_skill_builds_the_whole_tree_dirty_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    make_build(tmp_path)
+    new = tmp_path / "corpus" / "skills" / "epsilon-new"
+    new.mkdir()
+    (new / "SKILL.md").write_text("---\nname: epsilon-new\ndescription: A new skill. Use "
+                                  "when testing.\n---\n\n# Epsilon\n\nText.\n")
+    result = make_build(tmp_path)
+    assert result.site.incremental and result.site.rendered == 1
+    assert "mkdocs" in result.site.timings       # the set of pages changed: no view
+    ours = _hashes(result.dist / "site")
+    theirs = _hashes(make_build(tmp_path, "clean").dist / "site")
+    assert ours.keys() == theirs.keys() and "skills/epsilon-new/index.html" in ours
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+
+
 def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[..., Any],
                                            monkeypatch: Any) -> None:
     one = _hashes(make_build(tmp_path, "one").dist / "site")
