@@ -35,7 +35,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import index_stubs, stub
+from skillsite.site.search import run_pagefind, stub, update_stubs
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
@@ -45,10 +45,12 @@ CACHE = "site-cache"
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
-STAGED_SITE, STAGED_SEARCH, STAGED_STUBS = ".site-staged", ".site-pagefind", ".site-stubs"
+STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
 #: The search stubs of every skill, slug -> HTML, in the site cache.
 STUBS = "stubs.json"
+#: The same stubs as pages, the tree Pagefind indexes, in the site cache.
+STUB_TREE = "stubs"
 
 
 @dataclass
@@ -83,18 +85,20 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             if reuse and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
-        stubs = json.dumps({s.slug: stub(s, s.headings) for s in skills}, sort_keys=True,
-                           ensure_ascii=False)
+        stubs = {s.slug: stub(s, s.headings) for s in skills}
+        known = _old_stubs(previous) if reuse and previous else {}
         # The same stubs index the same: the previous bundle (linked) stays as it is.
-        search = None if reuse and previous and _same_search(previous, stubs) else \
-            side.submit(index_stubs, json.loads(stubs), dist / STAGED_STUBS,
-                        dist / STAGED_SEARCH)
+        same = reuse and previous is not None and known == stubs and \
+            (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
+        search = side.submit(_search, stubs, known, cache / STUB_TREE,
+                             previous / CACHE / STUB_TREE if reuse and previous else None,
+                             None if same else dist / STAGED_SEARCH)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
         clock.lap("render pages")
         if linked_docs is not None:
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
-        write_if_changed(cache / STUBS, stubs)
+        write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
         written, hashes = publish.write_docs(docs, plan, problems, old.get("docs", {}))
         clock.lap("write docs")
         if linked is not None:
@@ -127,10 +131,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         else:
             _discovery(site, root, plan, dist, reuse)
         clock.lap("files and discovery")
-        if search is not None:
-            search.result()
+        search.result()
+        if not same:
             _move_in(dist / STAGED_SEARCH, site / "pagefind")
-            side.submit(shutil.rmtree, dist / STAGED_STUBS, True)
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
@@ -172,13 +175,20 @@ def _fingerprint(config: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _same_search(previous: Path, stubs: str) -> bool:
-    """Whether ``previous`` has a search bundle made from ``stubs``."""
+def _search(stubs: dict[str, str], known: dict[str, str], tree: Path, previous: Path | None,
+            output: Path | None) -> None:
+    """The stub tree, and the Pagefind bundle into ``output`` unless it is None."""
+    update_stubs(tree, stubs, known, previous)
+    if output is not None:
+        run_pagefind(tree, output)
+
+
+def _old_stubs(previous: Path) -> dict[str, str]:
     try:
-        return (previous / "site" / "pagefind" / "pagefind-ui.js").is_file() and \
-            (previous / CACHE / STUBS).read_text(encoding="utf-8") == stubs
-    except OSError:
-        return False
+        found = json.loads((previous / CACHE / STUBS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _pagefind() -> str:
