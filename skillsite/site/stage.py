@@ -80,7 +80,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     # linking the previous docs tree and site, Pagefind, and (while mkdocs runs in its own
     # processes) the discovery artifacts. Their outputs are staged and moved in after mkdocs.
     with ThreadPoolExecutor(max_workers=3) as side:
-        linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
+        # The search bundle (10k files) is linked only if it stays (see _search).
+        linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
+            if reuse and previous else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
             if reuse and previous else None
         skills = load_skills(dist, root, problems)
@@ -92,7 +94,8 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
         search = side.submit(_search, stubs, known, cache / STUB_TREE,
                              previous / CACHE / STUB_TREE if reuse and previous else None,
-                             None if same else dist / STAGED_SEARCH)
+                             dist / STAGED_SEARCH, previous / "site" / "pagefind"
+                             if same and previous else None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
         clock.lap("render pages")
         if linked_docs is not None:
@@ -132,8 +135,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             _discovery(site, root, plan, dist, reuse)
         clock.lap("files and discovery")
         search.result()
-        if not same:
-            _move_in(dist / STAGED_SEARCH, site / "pagefind")
+        _move_in(dist / STAGED_SEARCH, site / "pagefind")
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
@@ -176,10 +178,13 @@ def _fingerprint(config: Path) -> str:
 
 
 def _search(stubs: dict[str, str], known: dict[str, str], tree: Path, previous: Path | None,
-            output: Path | None) -> None:
-    """The stub tree, and the Pagefind bundle into ``output`` unless it is None."""
+            output: Path, bundle: Path | None) -> None:
+    """The stub tree, and the search bundle into ``output``: the previous ``bundle``
+    linked, or else a new one made by Pagefind."""
     update_stubs(tree, stubs, known, previous)
-    if output is not None:
+    if bundle is not None:
+        link_tree(bundle, output)
+    else:
         run_pagefind(tree, output)
 
 

@@ -26,14 +26,18 @@ def write_new(path: Path, data: bytes) -> None:
     os.replace(temporary, path)
 
 
-def link_tree(source: Path, target: Path) -> None:
+def link_tree(source: Path, target: Path, skip: tuple[str, ...] = ()) -> None:
     """``target`` as a tree of hard links to the files of ``source`` (copies where the
-    file system refuses links). Folders are made plain: shutil.copytree also copies each
-    folder's times, modes and extended attributes, a third of its cost on 10k folders."""
+    file system refuses links), but for the top-level entries named in ``skip``. Folders
+    are made plain: shutil.copytree also copies each folder's times, modes and extended
+    attributes, a third of its cost on 10k folders."""
     import shutil
 
-    for folder, _, names in os.walk(source):
+    for folder, dirs, names in os.walk(source):
         relative = os.path.relpath(folder, source)
+        if relative == "." and skip:
+            dirs[:] = [d for d in dirs if d not in skip]
+            names = [n for n in names if n not in skip]
         into = target if relative == "." else target / relative
         into.mkdir(parents=True, exist_ok=True)
         for name in names:
