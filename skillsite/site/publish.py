@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from skillsite.models import SECTION_SEPARATOR, Problem
 from skillsite.site import discovery
@@ -20,29 +21,42 @@ from skillsite.site.writing import write_new
 ALWAYS_WRITTEN = ("404.html", "sitemap.xml", "sitemap.xml.gz")
 
 
-def write_docs(docs: Path, plan: Plan, problems: list[Problem],
-               known: dict[str, str]) -> tuple[set[str], dict[str, str]]:
-    """Write every page that changed and remove pages that are gone, going by ``known``
-    (docs path -> sha256 of the previous build's docs tree, which ``docs`` links to), so
-    that no page is read back. Returns the docs paths written and the sha256 of every
-    docs path of this build."""
-    pages: dict[str, str | bytes] = dict(plan.pages)
-    pages.update(listing_pages(plan.listed, problems))
-    pages[CANARY] = CANARY_TEXT
-    for asset in sorted(ASSETS.iterdir()):
-        pages[f"assets/skillsite/{asset.name}"] = asset.read_bytes()
-    hashes = {f"skills/{s.slug}/index.md": known.get(f"skills/{s.slug}/index.md", "")
-              for s in plan.skills}
-    written = set()
-    for path, content in pages.items():
+class DocsWriter:
+    """Writes pages into the docs tree as they come, going by ``known`` (docs path ->
+    sha256 of the previous build's docs tree, which ``docs`` links to once ``ready()``
+    returned), so that no page is read back and unchanged pages are left alone."""
+
+    def __init__(self, docs: Path, known: dict[str, str],
+                 ready: Callable[[], object] = lambda: None) -> None:
+        self.docs, self.known, self.ready = docs, known, ready
+        self.hashes: dict[str, str] = {}     # docs path -> sha256, of this build
+        self.written: set[str] = set()
+        self._waited = False
+
+    def __call__(self, path: str, content: str | bytes) -> None:
+        if not self._waited:
+            self.ready()
+            self._waited = True
         data = content.encode("utf-8") if isinstance(content, str) else content
-        hashes[path] = hashlib.sha256(data).hexdigest()
-        if known.get(path) != hashes[path] or not (docs / path).is_file():
-            write_new(docs / path, data)
-            written.add(path)
-    for path in known.keys() - hashes.keys():
-        (docs / path).unlink(missing_ok=True)
-    return written, hashes
+        self.hashes[path] = hashlib.sha256(data).hexdigest()
+        if self.known.get(path) != self.hashes[path] or not (self.docs / path).is_file():
+            write_new(self.docs / path, data)
+            self.written.add(path)
+
+
+def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem]) -> None:
+    """After the skill pages: the listing pages and assets, the hashes of the skill pages
+    kept from the previous build, and no page that is gone."""
+    for path, text in listing_pages(plan.listed, problems).items():
+        writer(path, text)
+    writer(CANARY, CANARY_TEXT)
+    for asset in sorted(ASSETS.iterdir()):
+        writer(f"assets/skillsite/{asset.name}", asset.read_bytes())
+    for skill in plan.skills:
+        path = f"skills/{skill.slug}/index.md"
+        writer.hashes.setdefault(path, writer.known.get(path, ""))
+    for path in writer.known.keys() - writer.hashes.keys():
+        (writer.docs / path).unlink(missing_ok=True)
 
 
 def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:

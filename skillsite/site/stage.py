@@ -96,14 +96,17 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
                              previous / CACHE / STUB_TREE if reuse and previous else None,
                              dist / STAGED_SEARCH, previous / "site" / "pagefind"
                              if same and previous else None)
-        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
-        clock.lap("render pages")
+        writer = publish.DocsWriter(docs, old.get("docs", {}),
+                                    linked_docs.result if linked_docs else lambda: None)
+        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
+        clock.lap("render and write pages")
         if linked_docs is not None:
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
         write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
-        written, hashes = publish.write_docs(docs, plan, problems, old.get("docs", {}))
-        clock.lap("write docs")
+        publish.write_docs(writer, plan, problems)
+        written, hashes = writer.written, writer.hashes
+        clock.lap("write listings")
         if linked is not None:
             linked.result()
         clock.lap("copy previous site (waited for)")
