@@ -1,21 +1,23 @@
 """The site stage of ``skillsite build``: the dist/ being built -> ``dist/site/``.
 
 1. Read the skills from the new dist/ (catalog, graph, content store) with their problems
-   and trust flags.
+   and trust flags; their search stubs start Pagefind at once if any changed.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
-   page shows) changed; the tree of the previous build is reused through hard links. The
-   pages are rendered in worker processes.
-3. mkdocs builds the tree into ``site/``; after an incremental build, over a hard-linked
-   copy of the previous site with ``--dirty``, so only pages whose Markdown changed are
-   rendered again.
+   page shows) changed, and written as the worker processes return it; the tree of the
+   previous build is reused through hard links and known by the sha256 of each page.
+3. mkdocs builds the tree into ``site/``. After an incremental build whose set of pages
+   is the previous build's, only a view of the pages that changed and of the pages that
+   are not skill pages is built, and moved over a hard-linked copy of the previous site
+   (:mod:`~skillsite.site.view`); when pages were added or removed, the whole tree is
+   built over that copy with ``--dirty``.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
-What waits on the kernel or on other processes runs beside the rest, in two more threads:
-hard-linking the previous site (while the pages are planned), Pagefind (from the moment
-the pages are planned) and, while a clean build's mkdocs runs in its own processes,
-the discovery artifacts. Pagefind and the discovery artifacts are written to staging
-folders inside the new dist/ and moved into ``site/`` after mkdocs.
+What waits on the kernel or on other processes runs beside the rest, in three more
+threads: hard-linking the previous site, docs tree and search stubs (``cp -rl``),
+Pagefind (from the moment the skills are read) and, while a clean build's mkdocs runs in
+its own processes, the discovery artifacts. Pagefind and the discovery artifacts are
+written to staging folders inside the new dist/ and moved into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 

@@ -149,6 +149,35 @@ def test_site_failure_leaves_dist_untouched(tmp_path: Path, make_build: Callable
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist.tmp")]
 
 
+def test_a_failed_incremental_view_build_leaves_dist_untouched(tmp_path: Path) -> None:
+    """mkdocs failing on the view of changed pages (here a user hook that refuses skill
+    pages once a marker file exists) fails the build, and dist/ stays as it was."""
+    corpus, dist, marker = tmp_path / "corpus", tmp_path / "dist", tmp_path / "refuse"
+    shutil.copytree(FIXTURE, corpus)
+    hook = tmp_path / "refusing_hook.py"
+    hook.write_text("import os\n\ndef on_page_markdown(markdown, page, **kwargs):\n"
+                    f"    if os.path.exists({str(marker)!r}) and "
+                    "page.file.src_uri.startswith('skills/'):\n"
+                    "        raise ValueError('refused by the test hook')\n"
+                    "    return markdown\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+                      + f"hooks:\n  - {hook}\n")
+    command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
+    assert CliRunner().invoke(main, command).exit_code == 0
+    before = _hashes(dist)
+    marker.write_text("")
+    _edit_description(corpus)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code != 0 and "refused by the test hook" in result.output
+    assert "Traceback" not in result.output
+    assert _hashes(dist) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist.tmp")]
+    marker.unlink()
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Quokka. Deploy" in (dist / "site" / "skills" / "index.html").read_text()
+
+
 def test_no_site_skips_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(FIXTURE, corpus)
