@@ -59,6 +59,17 @@ def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem]) -> None:
         (writer.docs / path).unlink(missing_ok=True)
 
 
+def prune_docs(docs: Path, wanted: set[str]) -> None:
+    """Remove every file of the docs tree that is not in ``wanted``: the copies of the
+    user's own pages made by an earlier build, so that mkdocs_run copies them afresh
+    (only before a build of the whole tree; a view copies them into the view)."""
+    for folder, _, names in os.walk(docs):
+        for name in names:
+            path = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
+            if path not in wanted:
+                os.unlink(os.path.join(folder, name))
+
+
 def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:
     """Before a dirty mkdocs build over the hard-linked previous site: remove the outputs
     mkdocs will write again (so it never writes through a link into the previous build)

@@ -122,6 +122,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             clock.lap("mkdocs (changed pages) and security policy")
         else:
             if reuse:
+                publish.prune_docs(docs, set(hashes))
                 publish.forget_outputs(site, written, plan)
             if sharded:
                 warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)

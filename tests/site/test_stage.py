@@ -178,6 +178,32 @@ def test_a_failed_incremental_view_build_leaves_dist_untouched(tmp_path: Path) -
     assert "Quokka. Deploy" in (dist / "site" / "skills" / "index.html").read_text()
 
 
+def test_your_own_pages_follow_their_edits_in_both_incremental_paths(tmp_path: Path) -> None:
+    corpus, dist, pages = tmp_path / "corpus", tmp_path / "dist", tmp_path / "pages"
+    shutil.copytree(FIXTURE, corpus)
+    pages.mkdir()
+    (pages / "about.md").write_text("# About\n\nFirst words.\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+                      + f"docs_dir: {pages}\n")
+    command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
+    assert CliRunner().invoke(main, command).exit_code == 0
+    about = dist / "site" / "about" / "index.html"
+    assert "First words." in about.read_text()
+    (pages / "about.md").write_text("# About\n\nSecond words.\n")
+    _edit(corpus)                                  # the same set of pages: a view
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Second words." in about.read_text()
+    (pages / "about.md").write_text("# About\n\nThird words.\n")
+    new = corpus / "skills" / "epsilon-new"       # a new page: the whole tree, --dirty
+    new.mkdir()
+    (new / "SKILL.md").write_text("---\nname: epsilon-new\ndescription: A new skill. Use "
+                                  "when testing.\n---\n\n# Epsilon\n\nText.\n")
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Third words." in about.read_text()
+    assert (dist / "site" / "skills" / "epsilon-new" / "index.html").is_file()
+
+
 def test_no_site_skips_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(FIXTURE, corpus)
