@@ -1,8 +1,9 @@
 """Run one skillsite command in this process and print its peak memory as JSON.
 
 ``python bench/_measure.py build CORPUS -o DIST ...`` prints, on its last line,
-``{"seconds": ..., "rss_mb": ..., "children_rss_mb": ...}``: the command's own peak
-resident memory and the largest of its worker processes'.
+``{"seconds": ..., "cpu_s": ..., "rss_mb": ..., "children_rss_mb": ...}``: wall time,
+CPU time (user + system, of the command and every child it waited for), the command's
+own peak resident memory and the largest of its worker processes'.
 """
 from __future__ import annotations
 
@@ -23,5 +24,7 @@ if __name__ == "__main__":
     seconds = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    print(json.dumps({"code": code, "seconds": seconds, "rss_mb": own,
+    cpu = sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
+              for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+    print(json.dumps({"code": code, "seconds": seconds, "cpu_s": cpu, "rss_mb": own,
                       "children_rss_mb": children}))

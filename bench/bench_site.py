@@ -9,7 +9,9 @@ For each size it generates the synthetic corpus of ``bench/generate.py``, then r
   build's time, and peak memory (the build process and its largest child: mkdocs shards,
   render workers, Pagefind);
 - the site's size on disk and its number of files;
-- a one-skill change: the site stage's time and how many pages were rendered again;
+- two one-skill changes, a line added to a body and a description edited (which also
+  changes the listings that show it and the search index): the site stage's time, the
+  whole build's wall and CPU time, and how many skill pages were rendered again;
 - in headless Chromium (Debian's), over a local HTTP server: the bytes the home page
   downloads, then for a common term (``review``, in most skills) and a rare one (a skill's
   name) the bytes the first query downloads and the time to its first result (a fresh
@@ -66,6 +68,14 @@ def _size(folder: Path) -> tuple[int, int]:
 def _edit_one(corpus: Path) -> None:
     skill = sorted((corpus / "skills").glob("*/SKILL.md"))[len(list((corpus / "skills").iterdir())) // 2]
     skill.write_text(skill.read_text() + "\nOne more line for the benchmark.\n")
+
+
+def _edit_description(corpus: Path) -> None:
+    """Change one skill's description: its page, the listings that show it (A-Z, its tag
+    and format pages, home's recently changed) and the search index change."""
+    skill = sorted((corpus / "skills").glob("*/SKILL.md"))[len(list((corpus / "skills").iterdir())) // 3]
+    text = skill.read_text()
+    skill.write_text(text.replace("\ndescription: ", "\ndescription: Edited for the benchmark. ", 1))
 
 
 def _query(browser: Any, url: str, fill: str, wait: str, term: str,
@@ -154,14 +164,16 @@ def main() -> None:
         print(f"== {count} skills (load average {os.getloadavg()[0]:.1f})", flush=True)
         clean = _build(corpus, dist, args.jobs, clean=True)
         size, files = _size(dist / "site")
-        print(f"clean build: {clean['seconds']:.1f} s, site stage {clean['site_s']:.1f} s, "
+        print(f"clean build: {clean['seconds']:.1f} s (CPU {clean['cpu_s']:.1f} s), site stage {clean['site_s']:.1f} s, "
               f"peak {clean['rss_mb']:.0f} MB (largest child {clean['children_rss_mb']:.0f} MB)"
               f"; site {size / 2**20:.1f} MB in {files} files", flush=True)
-        _edit_one(corpus)
-        again = _build(corpus, dist, args.jobs, clean=False)
-        print(f"one-skill change: site stage {again['site_s']:.1f} s, "
-              f"{again['rendered']} page(s) rendered; whole build {again['seconds']:.1f} s",
-              flush=True)
+        for label, edit in (("body", _edit_one), ("description", _edit_description)):
+            edit(corpus)
+            load = os.getloadavg()[0]
+            again = _build(corpus, dist, args.jobs, clean=False)
+            print(f"one-skill change ({label}): site stage {again['site_s']:.1f} s, "
+                  f"{again['rendered']} page(s) rendered; whole build {again['seconds']:.1f} s"
+                  f", CPU {again['cpu_s']:.1f} s (load average {load:.1f})", flush=True)
         rare = json.loads((dist / "catalog.json").read_text())["skills"][0]["name"]
         for label, figures in _search_figures(dist / "site", rare).items():
             print(f"pagefind, {label} term: home page {figures['page_kb']:.0f} KB; first query "

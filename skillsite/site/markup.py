@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import posixpath
 from typing import Iterable, Sequence
 
 from skillsite.site.sanitize import attr, markdown_text, text
@@ -10,9 +9,16 @@ from skillsite.site.sanitize import attr, markdown_text, text
 
 def href(from_dir: str, to_dir: str) -> str:
     """A relative URL from the page at ``from_dir/`` to the page at ``to_dir/`` (both
-    relative to the site root; "" is the home page)."""
-    relative = posixpath.relpath(to_dir or ".", from_dir or ".")
-    return "./" if relative == "." else relative + "/"
+    relative to the site root, as skillsite writes them: no ``.`` or ``..`` parts; "" is
+    the home page). Pure string work: posixpath.relpath asks the OS for the current
+    folder on every call, and listings make 50k links."""
+    here = from_dir.split("/") if from_dir else []
+    there = to_dir.split("/") if to_dir else []
+    common = 0
+    while common < min(len(here), len(there)) and here[common] == there[common]:
+        common += 1
+    parts = [".."] * (len(here) - common) + there[common:]
+    return "/".join(parts) + "/" if parts else "./"
 
 
 def link(url: str, label: object) -> str:

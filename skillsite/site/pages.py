@@ -13,7 +13,7 @@ import os
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
@@ -22,7 +22,6 @@ from skillsite.site.files import file_urls, published_files
 from skillsite.site.links import Links
 from skillsite.site.listings import Listed
 from skillsite.site.render import render_body
-from skillsite.site.search import stub
 from skillsite.site.skill_page import PageContext, skill_page
 from skillsite.site.source import repository_of
 from skillsite.site.trust import Flag, file_flags, problem_flags, security_rules
@@ -38,18 +37,18 @@ PARALLEL_FROM = 300
 class Plan:
     skills: list[SiteSkill]
     listed: list[Listed]
-    pages: dict[str, str] = field(default_factory=dict)        # docs path -> Markdown
     published: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> files
     changed: set[str] = field(default_factory=set)   # names whose input key changed
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
-    stubs: dict[str, str] = field(default_factory=dict)        # slug -> search stub
     rendered: int = 0
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
-         jobs: int | None) -> Plan:
-    """Decide, render and assemble every skill page. The work per skill (trust flags of a
-    changed skill, rendering, assembling its page) runs in worker processes."""
+         jobs: int | None, sink: Callable[[str, str], None]) -> Plan:
+    """Decide, render and assemble every skill page, handing each rendered page to
+    ``sink(docs path, Markdown)`` as it comes (so they are never all held at once). The
+    work per skill (trust flags of a changed skill, rendering, assembling its page) runs
+    in worker processes."""
     security = security_rules()
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
@@ -61,7 +60,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     result.changed = {s.name for s in fresh}
     todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = []
     with _Workers(dist, root, _locations(skills), slugs, jobs, len(fresh)) as workers:
-        known.update(zip((s.name for s in fresh), workers.map(_flags_one, fresh)))
+        known.update(zip((s.name for s in fresh), list(workers.map(_flags_one, fresh))))
         for skill in skills:
             before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
             published = published_files(skill)
@@ -75,11 +74,10 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
                 "flags": [list(asdict(f).values()) for f in flags],
                 "digest": before.get("digest") if before.get("input") == key else None}
             result.listed.append(Listed(skill, bool(all_flags)))
-            result.stubs[skill.slug] = stub(skill, skill.headings)
             if before.get("page") != page_key:
                 todo.append((skill, skill.folder, urls, all_flags, replace(context, slugs={})))
         for item, page in zip(todo, workers.map(_page_one, todo)):
-            result.pages[f"skills/{item[0].slug}/index.md"] = page
+            sink(f"skills/{item[0].slug}/index.md", page)
     result.rendered = len(todo)
     return result
 
@@ -109,10 +107,12 @@ def _input_key(skill: SiteSkill, root: Path) -> str:
 def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext) -> str:
     neighbours = sorted({*skill.depends_on, *skill.dependents, *skill.links_to,
                          *skill.linked_from, *skill.related})
-    blob = json.dumps([key, asdict(skill), [asdict(f) for f in flags], context.files,
+    # vars() and repr() of the problems and flags (dataclasses) instead of asdict(), which
+    # deep-copies every skill: 0.4 ms a page, most of an incremental plan.
+    blob = json.dumps([key, vars(skill), flags, context.files,
                        context.artifact, context.repository, context.commit,
                        [context.slugs.get(n) for n in neighbours]], sort_keys=True,
-                      default=str)
+                      default=repr)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -131,11 +131,12 @@ class _Workers:
         else:
             _start_worker(*self.setup)
 
-    def map(self, function: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    def map(self, function: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
+        """``function`` over ``items``, results in order as they come."""
         if self.pool is None or len(items) < PARALLEL_FROM:
             _start_worker(*self.setup)
-            return [function(item) for item in items]
-        return list(self.pool.map(function, items, chunksize=32))
+            return (function(item) for item in items)
+        return self.pool.map(function, items, chunksize=32)
 
     def __enter__(self) -> _Workers:
         return self

@@ -2,9 +2,11 @@
 the supporting files and the discovery artifacts."""
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 from pathlib import Path
+from typing import Callable
 
 from skillsite.models import SECTION_SEPARATOR, Problem
 from skillsite.site import discovery
@@ -13,32 +15,59 @@ from skillsite.site.files import copy_files
 from skillsite.site.listings import listing_pages
 from skillsite.site.pages import ASSETS, Plan
 from skillsite.site.skill_md import generated_skill_md
-from skillsite.site.writing import write_if_changed
+from skillsite.site.writing import write_new
 
 #: Pages mkdocs writes on every build, dirty or not.
 ALWAYS_WRITTEN = ("404.html", "sitemap.xml", "sitemap.xml.gz")
 
 
-def write_docs(docs: Path, plan: Plan, problems: list[Problem]) -> set[str]:
-    """Write every page that changed; remove pages that are gone. Returns the docs paths
-    written."""
-    wanted = {f"skills/{s.slug}/index.md" for s in plan.skills}
-    pages = dict(plan.pages)
-    pages.update(listing_pages(plan.listed, problems))
-    pages[CANARY] = CANARY_TEXT
-    written = {path for path, text in pages.items() if write_if_changed(docs / path, text)}
+class DocsWriter:
+    """Writes pages into the docs tree as they come, going by ``known`` (docs path ->
+    sha256 of the previous build's docs tree, which ``docs`` links to once ``ready()``
+    returned), so that no page is read back and unchanged pages are left alone."""
+
+    def __init__(self, docs: Path, known: dict[str, str],
+                 ready: Callable[[], object] = lambda: None) -> None:
+        self.docs, self.known, self.ready = docs, known, ready
+        self.hashes: dict[str, str] = {}     # docs path -> sha256, of this build
+        self.written: set[str] = set()
+        self._waited = False
+
+    def __call__(self, path: str, content: str | bytes) -> None:
+        if not self._waited:
+            self.ready()
+            self._waited = True
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        self.hashes[path] = hashlib.sha256(data).hexdigest()
+        if self.known.get(path) != self.hashes[path] or not (self.docs / path).is_file():
+            write_new(self.docs / path, data)
+            self.written.add(path)
+
+
+def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem]) -> None:
+    """After the skill pages: the listing pages and assets, the hashes of the skill pages
+    kept from the previous build, and no page that is gone."""
+    for path, text in listing_pages(plan.listed, problems).items():
+        writer(path, text)
+    writer(CANARY, CANARY_TEXT)
     for asset in sorted(ASSETS.iterdir()):
-        path = f"assets/skillsite/{asset.name}"
-        pages[path] = ""
-        if write_if_changed(docs / path, asset.read_bytes()):
-            written.add(path)
-    wanted |= pages.keys()
+        writer(f"assets/skillsite/{asset.name}", asset.read_bytes())
+    for skill in plan.skills:
+        path = f"skills/{skill.slug}/index.md"
+        writer.hashes.setdefault(path, writer.known.get(path, ""))
+    for path in writer.known.keys() - writer.hashes.keys():
+        (writer.docs / path).unlink(missing_ok=True)
+
+
+def prune_docs(docs: Path, wanted: set[str]) -> None:
+    """Remove every file of the docs tree that is not in ``wanted``: the copies of the
+    user's own pages made by an earlier build, so that mkdocs_run copies them afresh
+    (only before a build of the whole tree; a view copies them into the view)."""
     for folder, _, names in os.walk(docs):
         for name in names:
             path = os.path.relpath(os.path.join(folder, name), docs).replace(os.sep, "/")
             if path not in wanted:
                 os.unlink(os.path.join(folder, name))
-    return written
 
 
 def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:

@@ -3,10 +3,12 @@
 Pagefind does not index the rendered pages: it indexes one small stub per skill (its
 name, title, description, tags and headings), at the same URL as the skill's page. At 10k
 skills this keeps the first query's download and the indexer's memory small (see the
-README's figures). The site cache keeps the stubs in one file (``stubs.json``); a build
-whose stubs are the previous build's keeps the previous bundle, and any other writes them
-as pages in a temporary tree and runs the Pagefind binary (PyPI ``pagefind[extended]``)
-over it as a subprocess.
+README's figures). The site cache keeps the stubs in one file (``stubs.json``) and as a tree of pages
+(``stubs/``, hard links to the previous build's but for the stubs that changed). A build
+whose stubs are the previous build's keeps the previous bundle; any other runs the
+Pagefind binary (PyPI ``pagefind[extended]``) over the tree as a subprocess. (Pagefind has
+no incremental mode: it indexes the 10k stubs again, 4-9 s here, beside the rest of the
+build.)
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from pathlib import Path
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
+from skillsite.site.writing import link_tree, write_new
 
 PAGEFIND_TIMEOUT = 1800
 
@@ -34,15 +37,21 @@ def stub(skill: SiteSkill, headings: list[str]) -> str:
             "</main></body></html>")
 
 
-def index_stubs(stubs: dict[str, str], folder: Path, output: Path) -> None:
-    """Write ``stubs`` (slug -> HTML) as pages under ``folder``, a fresh temporary tree
-    (the caller removes it), and index them into ``output`` with Pagefind."""
-    shutil.rmtree(folder, ignore_errors=True)
+def update_stubs(folder: Path, stubs: dict[str, str], known: dict[str, str],
+                 previous: Path | None) -> None:
+    """Make ``folder`` the tree of ``stubs`` (slug -> HTML) Pagefind indexes: a tree of
+    hard links to ``previous`` (the previous build's, whose stubs were ``known``) in
+    which only the stubs that changed are written again (as new files) and those that
+    are gone removed. Without a previous tree every stub is written."""
+    if previous is not None and previous.is_dir():
+        link_tree(previous, folder)
+    else:
+        known = {}
     for slug, html in stubs.items():
-        page = folder / "skills" / slug / "index.html"
-        page.parent.mkdir(parents=True, exist_ok=True)
-        page.write_text(html, encoding="utf-8")
-    run_pagefind(folder, output)
+        if known.get(slug) != html:
+            write_new(folder / "skills" / slug / "index.html", html.encode("utf-8"))
+    for slug in known.keys() - stubs.keys():
+        shutil.rmtree(folder / "skills" / slug, ignore_errors=True)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

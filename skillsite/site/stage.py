@@ -1,21 +1,23 @@
 """The site stage of ``skillsite build``: the dist/ being built -> ``dist/site/``.
 
 1. Read the skills from the new dist/ (catalog, graph, content store) with their problems
-   and trust flags.
+   and trust flags; their search stubs start Pagefind at once if any changed.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
-   page shows) changed; the tree of the previous build is reused through hard links. The
-   pages are rendered in worker processes.
-3. mkdocs builds the tree into ``site/``; after an incremental build, over a hard-linked
-   copy of the previous site with ``--dirty``, so only pages whose Markdown changed are
-   rendered again.
+   page shows) changed, and written as the worker processes return it; the tree of the
+   previous build is reused through hard links and known by the sha256 of each page.
+3. mkdocs builds the tree into ``site/``. After an incremental build whose set of pages
+   is the previous build's, only a view of the pages that changed and of the pages that
+   are not skill pages is built, and moved over a hard-linked copy of the previous site
+   (:mod:`~skillsite.site.view`); when pages were added or removed, the whole tree is
+   built over that copy with ``--dirty``.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
-What waits on the kernel or on other processes runs beside the rest, in two more threads:
-hard-linking the previous site (while the pages are planned), Pagefind (from the moment
-the pages are planned) and, while a clean build's mkdocs runs in its own processes,
-the discovery artifacts. Pagefind and the discovery artifacts are written to staging
-folders inside the new dist/ and moved into ``site/`` after mkdocs.
+What waits on the kernel or on other processes runs beside the rest, in three more
+threads: hard-linking the previous site, docs tree and search stubs (``cp -rl``),
+Pagefind (from the moment the skills are read) and, while a clean build's mkdocs runs in
+its own processes, the discovery artifacts. Pagefind and the discovery artifacts are
+written to staging folders inside the new dist/ and moved into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish
@@ -34,7 +37,8 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import index_stubs
+from skillsite.site.search import run_pagefind, stub, update_stubs
+from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
@@ -43,9 +47,12 @@ CACHE = "site-cache"
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
-STAGED_SITE, STAGED_SEARCH, STAGED_STUBS = ".site-staged", ".site-pagefind", ".site-stubs"
+STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
+STAGED_VIEW = ".site-view"
 #: The search stubs of every skill, slug -> HTML, in the site cache.
 STUBS = "stubs.json"
+#: The same stubs as pages, the tree Pagefind indexes, in the site cache.
+STUB_TREE = "stubs"
 
 
 @dataclass
@@ -71,41 +78,60 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    # Beside this thread, two more do what waits on the kernel or on other processes:
-    # linking the previous site, Pagefind, and (while mkdocs runs in its own processes)
-    # the discovery artifacts. Their outputs are staged and moved in after mkdocs.
-    with ThreadPoolExecutor(max_workers=2) as side:
-        linked = side.submit(link_tree, previous / "site", site) if reuse and previous else None
-        if reuse and previous is not None:
-            link_tree(previous / CACHE / "docs", docs)
-        clock.lap("copy previous docs")
+    # Beside this thread, three more do what waits on the kernel or on other processes:
+    # linking the previous docs tree and site, Pagefind, and (while mkdocs runs in its own
+    # processes) the discovery artifacts. Their outputs are staged and moved in after mkdocs.
+    with ThreadPoolExecutor(max_workers=3) as side:
+        # The search bundle (10k files) is linked only if it stays (see _search).
+        linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
+            if reuse and previous else None
+        linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
+            if reuse and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
-        plan = pages.plan(skills, root, old, dist, jobs)
-        clock.lap("render pages")
-        stubs = json.dumps(plan.stubs, sort_keys=True, ensure_ascii=False)
-        write_if_changed(cache / STUBS, stubs)
+        stubs = {s.slug: stub(s, s.headings) for s in skills}
+        known = _old_stubs(previous) if reuse and previous else {}
         # The same stubs index the same: the previous bundle (linked) stays as it is.
-        search = None if reuse and previous and _same_search(previous, stubs) else \
-            side.submit(index_stubs, plan.stubs, dist / STAGED_STUBS, dist / STAGED_SEARCH)
-        written = publish.write_docs(docs, plan, problems)
-        clock.lap("write docs")
+        same = reuse and previous is not None and known == stubs and \
+            (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
+        search = side.submit(_search, stubs, known, cache / STUB_TREE,
+                             previous / CACHE / STUB_TREE if reuse and previous else None,
+                             dist / STAGED_SEARCH, previous / "site" / "pagefind"
+                             if same and previous else None)
+        writer = publish.DocsWriter(docs, old.get("docs", {}),
+                                    linked_docs.result if linked_docs else lambda: None)
+        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
+        clock.lap("render and write pages")
+        if linked_docs is not None:
+            linked_docs.result()
+        clock.lap("copy previous docs (waited for)")
+        write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
+        publish.write_docs(writer, plan, problems)
+        written, hashes = writer.written, writer.hashes
+        clock.lap("write listings")
         if linked is not None:
             linked.result()
-            publish.forget_outputs(site, written, plan)
         clock.lap("copy previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
         entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
             if sharded else None
-        if sharded:
-            warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+        if reuse and hashes.keys() == old.get("docs", {}).keys():
+            warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
+                                     view_paths(hashes, written), mkdocs_config)
+            clock.lap("mkdocs (changed pages) and security policy")
         else:
-            warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
-        clock.lap("mkdocs")
-        canary = site / CANARY.replace("index.md", "index.html")
-        apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
-        clock.lap("security policy")
+            if reuse:
+                publish.prune_docs(docs, set(hashes))
+                publish.forget_outputs(site, written, plan)
+            if sharded:
+                warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+            else:
+                warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
+            clock.lap("mkdocs")
+            canary = site / CANARY.replace("index.md", "index.html")
+            apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+            clock.lap("security policy")
         publish.publish_files(site, root, plan, reuse)
         if entries is not None:
             entries.result()
@@ -114,14 +140,12 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         else:
             _discovery(site, root, plan, dist, reuse)
         clock.lap("files and discovery")
-        if search is not None:
-            search.result()
-            _move_in(dist / STAGED_SEARCH, site / "pagefind")
-            side.submit(shutil.rmtree, dist / STAGED_STUBS, True)
+        search.result()
+        _move_in(dist / STAGED_SEARCH, site / "pagefind")
         clock.lap("search (waited for)")
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
-    keys = {"fingerprint": fingerprint, "skills": plan.keys}
+    keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
@@ -159,13 +183,23 @@ def _fingerprint(config: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _same_search(previous: Path, stubs: str) -> bool:
-    """Whether ``previous`` has a search bundle made from ``stubs``."""
+def _search(stubs: dict[str, str], known: dict[str, str], tree: Path, previous: Path | None,
+            output: Path, bundle: Path | None) -> None:
+    """The stub tree, and the search bundle into ``output``: the previous ``bundle``
+    linked, or else a new one made by Pagefind."""
+    update_stubs(tree, stubs, known, previous)
+    if bundle is not None:
+        link_tree(bundle, output)
+    else:
+        run_pagefind(tree, output)
+
+
+def _old_stubs(previous: Path) -> dict[str, str]:
     try:
-        return (previous / "site" / "pagefind" / "pagefind-ui.js").is_file() and \
-            (previous / CACHE / STUBS).read_text(encoding="utf-8") == stubs
-    except OSError:
-        return False
+        found = json.loads((previous / CACHE / STUBS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _pagefind() -> str:
@@ -177,7 +211,9 @@ def _pagefind() -> str:
         return ""
 
 
-def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, str]]:
+def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, Any]]:
+    """The previous build's keys (``skills``: name -> keys, ``docs``: docs path -> sha256),
+    or nothing when they cannot be reused."""
     if previous is None or not (previous / "site").is_dir():
         return {}
     try:
@@ -186,5 +222,6 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, st
         return {}
     if not isinstance(keys, dict) or keys.get("fingerprint") != fingerprint:
         return {}
-    skills = keys.get("skills")
-    return skills if isinstance(skills, dict) else {}
+    if not isinstance(keys.get("skills"), dict) or not isinstance(keys.get("docs"), dict):
+        return {}
+    return {"skills": keys["skills"], "docs": keys["docs"]}

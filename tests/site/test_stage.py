@@ -65,6 +65,49 @@ def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]
     assert differ == []
 
 
+def _edit_description(corpus: Path) -> None:
+    page = corpus / "wiki" / "gamma-deploy.md"
+    page.write_text(page.read_text().replace("description: Deploy", "description: Quokka. Deploy"))
+
+
+def test_description_edit_shows_everywhere_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """A description is on its page, the A-Z listing, its tag and format pages and in
+    the search: an incremental build renders one skill page and only the listing pages
+    that changed (through a view, not the whole tree) and equals a clean build."""
+    make_build(tmp_path)
+    _edit_description(tmp_path / "corpus")
+    result = make_build(tmp_path)
+    assert result.site.incremental and result.site.rendered == 1
+    assert any(phase.startswith("mkdocs (changed pages)") for phase in result.site.timings)
+    site = result.dist / "site"
+    for page in ("skills/gamma-deploy", "skills", "tags/release", "tags/deploy",
+                 "formats/virtual", ""):
+        assert "Quokka. Deploy" in (site / page / "index.html").read_text(), page
+    assert "Quokka" in (result.dist / "site-cache" / "stubs.json").read_text()
+    clean = make_build(tmp_path, "clean").dist / "site"
+    ours, theirs = _hashes(site), _hashes(clean)
+    assert ours.keys() == theirs.keys()
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+    assert any(p.startswith("pagefind/fragment/") for p in ours)   # the search compared too
+
+
+def test_a_new_skill_builds_the_whole_tree_dirty_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    make_build(tmp_path)
+    new = tmp_path / "corpus" / "skills" / "epsilon-new"
+    new.mkdir()
+    (new / "SKILL.md").write_text("---\nname: epsilon-new\ndescription: A new skill. Use "
+                                  "when testing.\n---\n\n# Epsilon\n\nText.\n")
+    result = make_build(tmp_path)
+    assert result.site.incremental and result.site.rendered == 1
+    assert "mkdocs" in result.site.timings       # the set of pages changed: no view
+    ours = _hashes(result.dist / "site")
+    theirs = _hashes(make_build(tmp_path, "clean").dist / "site")
+    assert ours.keys() == theirs.keys() and "skills/epsilon-new/index.html" in ours
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+
+
 def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[..., Any],
                                            monkeypatch: Any) -> None:
     one = _hashes(make_build(tmp_path, "one").dist / "site")
@@ -104,6 +147,61 @@ def test_site_failure_leaves_dist_untouched(tmp_path: Path, make_build: Callable
     assert "--no-site" in result.output
     assert _hashes(first.dist) == before
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist.tmp")]
+
+
+def test_a_failed_incremental_view_build_leaves_dist_untouched(tmp_path: Path) -> None:
+    """mkdocs failing on the view of changed pages (here a user hook that refuses skill
+    pages once a marker file exists) fails the build, and dist/ stays as it was."""
+    corpus, dist, marker = tmp_path / "corpus", tmp_path / "dist", tmp_path / "refuse"
+    shutil.copytree(FIXTURE, corpus)
+    hook = tmp_path / "refusing_hook.py"
+    hook.write_text("import os\n\ndef on_page_markdown(markdown, page, **kwargs):\n"
+                    f"    if os.path.exists({str(marker)!r}) and "
+                    "page.file.src_uri.startswith('skills/'):\n"
+                    "        raise ValueError('refused by the test hook')\n"
+                    "    return markdown\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+                      + f"hooks:\n  - {hook}\n")
+    command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
+    assert CliRunner().invoke(main, command).exit_code == 0
+    before = _hashes(dist)
+    marker.write_text("")
+    _edit_description(corpus)
+    result = CliRunner().invoke(main, command)
+    assert result.exit_code != 0 and "refused by the test hook" in result.output
+    assert "Traceback" not in result.output
+    assert _hashes(dist) == before
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".dist.tmp")]
+    marker.unlink()
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Quokka. Deploy" in (dist / "site" / "skills" / "index.html").read_text()
+
+
+def test_your_own_pages_follow_their_edits_in_both_incremental_paths(tmp_path: Path) -> None:
+    corpus, dist, pages = tmp_path / "corpus", tmp_path / "dist", tmp_path / "pages"
+    shutil.copytree(FIXTURE, corpus)
+    pages.mkdir()
+    (pages / "about.md").write_text("# About\n\nFirst words.\n")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+                      + f"docs_dir: {pages}\n")
+    command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
+    assert CliRunner().invoke(main, command).exit_code == 0
+    about = dist / "site" / "about" / "index.html"
+    assert "First words." in about.read_text()
+    (pages / "about.md").write_text("# About\n\nSecond words.\n")
+    _edit(corpus)                                  # the same set of pages: a view
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Second words." in about.read_text()
+    (pages / "about.md").write_text("# About\n\nThird words.\n")
+    new = corpus / "skills" / "epsilon-new"       # a new page: the whole tree, --dirty
+    new.mkdir()
+    (new / "SKILL.md").write_text("---\nname: epsilon-new\ndescription: A new skill. Use "
+                                  "when testing.\n---\n\n# Epsilon\n\nText.\n")
+    assert CliRunner().invoke(main, command).exit_code == 0
+    assert "Third words." in about.read_text()
+    assert (dist / "site" / "skills" / "epsilon-new" / "index.html").is_file()
 
 
 def test_no_site_skips_it(tmp_path: Path) -> None:
