@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,6 +108,8 @@ class Artifacts:
         """Hash every file the manifest lists; the mismatches, sorted by path. Files are
         hashed on a few threads (hashing releases the interpreter lock), and a file that
         matches is not hashed again when it is first read."""
+        from concurrent.futures import ThreadPoolExecutor  # 30 ms to import: not for a cold query
+
         listed = sorted(self.files.items())
         with ThreadPoolExecutor(max_workers=HASHING_THREADS) as pool:
             found = [mismatch for mismatch in pool.map(self._mismatch, listed) if mismatch]
