@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from skillsite.linter.parse import yamlfast
 from skillsite.linter.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
 from skillsite.linter.pointer import child as pointer_child
 from skillsite.models import Issue, Position
@@ -58,7 +59,9 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
         return out
     hidden = any(char in text for char in _BREAKS)
     try:
-        root = _compose(text.translate(_HIDE) if hidden else text)
+        root: yaml.Node | None = None if hidden else yamlfast.compose(text)
+        if root is None:
+            root = _compose(text.translate(_HIDE) if hidden else text)
     except yaml.MarkedYAMLError as exc:
         out.issues.append(_syntax_issue(exc, text, first_line))
         return out
