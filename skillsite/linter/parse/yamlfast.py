@@ -23,6 +23,12 @@ _RESOLVER = yaml.resolver.Resolver()
 _MAP = "tag:yaml.org,2002:map"
 _PLAIN = (True, False)
 _QUOTED = (False, True)
+# Implicit types by the first character of a plain scalar (``y`` may start a boolean, a
+# digit a number, ``~`` a null); a scalar that no resolver claims, or a quoted one, is a
+# string, unless resolvers that match any character or any path were added.
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
+_STR = yaml.resolver.Resolver.DEFAULT_SCALAR_TAG
+_PLAIN_TEXT = None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers
 
 
 def compose(text: str) -> yaml.MappingNode | None:
@@ -77,5 +83,8 @@ def _value(rest: str, line: int, column: int) -> yaml.ScalarNode | None:
 
 def _scalar(value: str, line: int, column: int, implicit: tuple[bool, bool],
             style: str | None = None) -> yaml.ScalarNode:
-    tag = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
+    if _PLAIN_TEXT and (implicit is _QUOTED or value and value[0] not in _IMPLICIT):
+        tag = _STR  # what the resolver answers when no implicit type can start so
+    else:
+        tag = _RESOLVER.resolve(yaml.ScalarNode, value, implicit)
     return yaml.ScalarNode(tag, value, yaml.Mark("", 0, line, column, None, 0), None, style)
