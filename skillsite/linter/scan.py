@@ -69,7 +69,8 @@ _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |
                      r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
                      re.IGNORECASE)
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_LINK_TITLE = re.compile(r"\]\([^)\s]+\s+\"([^\"]{8,})\"\)|\]\([^)\s]+\s+'([^']{8,})'\)")
+# One literal start ("](") for both quotes, which the regex engine skips to quickly.
+_LINK_TITLE = re.compile(r"\]\([^)\s]+\s+(?:\"([^\"]{8,})\"|'([^']{8,})')\)")
 
 
 def hidden_instructions(text: str) -> Found:

@@ -12,6 +12,7 @@ from skillsite.linter.schema import load_schema
 from skillsite.models import Document
 
 
+@lru_cache(maxsize=None)
 def known_fields(kind: str) -> frozenset[str]:
     """The top-level fields a format's schema describes."""
     return frozenset(load_schema(kind).get("properties", {}))

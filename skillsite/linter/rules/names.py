@@ -86,6 +86,7 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
                             f"{path.name!r}; rename the file to {name}.skill.toml"), WARNING
         return
     folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", folder):
+    if name != folder and unicodedata.normalize("NFKC", name) != unicodedata.normalize(
+            "NFKC", folder):
         yield "/name", (f"name {name!r} must match its folder name {folder!r}; rename one "
                         "of them")
