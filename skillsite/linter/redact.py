@@ -15,8 +15,8 @@ from skillsite.linter.rules.fields import (
     _ANY_MARKER,
     _ANY_TOKEN,
     _ENV_REFERENCE,
-    _SECRET_KEYS,
     ROOT,
+    _secret_key,
 )
 from skillsite.linter.rules.fields import _strings as strings_of
 
@@ -40,7 +40,7 @@ def redact(message: str, secrets: Iterable[str] = ()) -> str:
 def secrets_of(data: Any) -> list[str]:
     """The literal values of secret-named fields in ``data``, longest first."""
     found = {value for _, _, key, value in strings_of(data, "", ROOT)
-             if key and _SECRET_KEYS.match(key) and len(value) >= 4
+             if key and _secret_key(key) and len(value) >= 4
              and not _ENV_REFERENCE.match(value)}
     return sorted(found, key=len, reverse=True)
 

@@ -39,6 +39,8 @@ _SHAPE_MARKERS = (*(m for m, _, _ in _KNOWN if m != "gh"), *_GITHUB_PREFIXES)
 # rare, and the key name before it is then checked against _SECRET_NAME.
 _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
 _NAME_MARKERS = ("key", "secret", "token", "passw")  # looked for in the lowered text
+#: A text that holds none of these (lowered) holds no candidate secret.
+SECRET_MARKERS = (*(m.lower() for m in _SHAPE_MARKERS), *_NAME_MARKERS)
 _KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
 _SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
                           r"access[_-]?token|auth[_-]?token|token|password|passwd|"
