@@ -56,3 +56,16 @@ def test_a_scanner_finds_nothing_in_a_text_its_gate_keeps_out() -> None:
                 gated += 1
                 assert scanner(text) == [], text
     assert gated > 1000
+
+
+def test_a_link_target_joins_as_normpath_joins_it() -> None:
+    import os
+
+    from skillsite.linter.links import _joined
+
+    rng = random.Random(9)
+    pieces = ["a", "b.md", ".", "..", "", ".hidden", "x..y", "{baseDir}", "~"]
+    for _ in range(20000):
+        rel = "/".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+        for base in ("/skills/pdf", "/", "/a/b/c"):
+            assert _joined(base, rel) == os.path.normpath(os.path.join(base, rel)), (base, rel)
