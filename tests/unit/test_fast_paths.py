@@ -69,3 +69,15 @@ def test_a_link_target_joins_as_normpath_joins_it() -> None:
         rel = "/".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
         for base in ("/skills/pdf", "/", "/a/b/c"):
             assert _joined(base, rel) == os.path.normpath(os.path.join(base, rel)), (base, rel)
+
+
+def test_leftovers_are_what_the_leftover_regex_finds() -> None:
+    from skillsite.linter.rules import markdown
+
+    rng = random.Random(13)
+    pieces = ["TODO", "FIXME:", "TBD", "XXX", "**", "- ", "1. ", "## ", " ", "\t", "\n", ":",
+              "(", "x", "TODOS", "see TODO"]
+    for _ in range(30000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [(m.start(1) - 1, m.group(1)) for m in markdown._LEFTOVER.finditer("\n" + body)]
+        assert markdown._leftovers(body) == expected, body

@@ -13,6 +13,7 @@ certainly is. ``tests/unit/test_yamlfast.py`` compares both on every shape it ta
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import yaml
 
@@ -61,12 +62,12 @@ def parse(text: str) -> list[Pair] | None:
             into, indent = nested, spaces
         if rest is None and not spaces:
             nested = []
-            root.append((key, _tag(key, True), number, 0, nested))
+            root.append((key, _key_tag(key), number, 0, nested))
             continue
         value = _value(rest, number, found.start(3)) if rest else None
         if value is None:
             return None  # an empty nested value, or not a value of the plain shape
-        into.append((key, _tag(key, True), number, spaces, value))
+        into.append((key, _key_tag(key), number, spaces, value))
     if not root or nested is not None and not nested:
         return None
     return root
@@ -85,6 +86,12 @@ def _value(rest: str, line: int, column: int) -> Scalar | None:
             or rest[-1] == ":"):
         return None
     return rest, None, _tag(rest, True), line, column
+
+
+@lru_cache(maxsize=1024)
+def _key_tag(key: str) -> str:
+    """The tag of a plain key: the same few keys come back in every file."""
+    return _tag(key, True)
 
 
 def _tag(value: str, plain: bool) -> str:
