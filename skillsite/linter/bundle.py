@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterator
 
 from skillsite.linter import skilltree
@@ -46,18 +46,17 @@ class Bundled:
     path: str
     size: int
     text: str | None
+    #: A licence, README, changelog, package manifest or client metadata file
+    #: (``agents/openai.yaml``, read by Codex, not by the agent).
+    for_people: bool = field(init=False, compare=False, repr=False)
+    is_markdown: bool = field(init=False, compare=False, repr=False)
 
-    # cached_property writes the instance's __dict__ directly, which a frozen dataclass
-    # allows; several rules ask each file these questions.
-    @cached_property
-    def for_people(self) -> bool:
-        """A licence, README, changelog, package manifest or client metadata file
-        (``agents/openai.yaml``, read by Codex, not by the agent)."""
-        return _FOR_PEOPLE.search(self.rel) is not None
-
-    @cached_property
-    def is_markdown(self) -> bool:
-        return self.rel.lower().endswith((".md", ".markdown"))
+    def __post_init__(self) -> None:
+        # Worked out at once: every rule that looks at the files asks both questions of
+        # each of them (a cached_property would take a lock on every look).
+        object.__setattr__(self, "for_people", _FOR_PEOPLE.search(self.rel) is not None)
+        object.__setattr__(self, "is_markdown",
+                           self.rel.lower().endswith((".md", ".markdown")))
 
     @property
     def is_script(self) -> bool:
