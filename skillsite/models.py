@@ -26,6 +26,10 @@ class Source:
     path: Path
     root: Path
     kind: str
+    #: The folders of a ``SKILL.md``'s skill as discovery listed them (a
+    #: ``linter.skilltree.Tree``), so that the bundle walk need not list them again;
+    #: None when discovery did not list them (then the walk does).
+    tree: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, order=True)

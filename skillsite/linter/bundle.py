@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Iterator
 
+from skillsite.linter import skilltree
 from skillsite.linter.capped import read_capped
 from skillsite.linter.links import folder_of
 from skillsite.models import Document
@@ -28,7 +29,6 @@ TEXT_SUFFIXES = frozenset({
 SCRIPT_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mjs", ".cjs",
                              ".ts", ".rb", ".pl", ".php", ".ps1", ".psm1", ".bat", ".cmd",
                              ".lua"})
-_SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
 #: Files a skill folder holds for people or for tools, not for the agent: never orphans,
 #: and their links are not the skill's references.
 _FOR_PEOPLE = re.compile(r"(?:^|/)(?:LICEN[CS]E|COPYING|NOTICE|README|CHANGELOG|CONTRIBUTING|"
@@ -46,18 +46,17 @@ class Bundled:
     path: str
     size: int
     text: str | None
+    #: A licence, README, changelog, package manifest or client metadata file
+    #: (``agents/openai.yaml``, read by Codex, not by the agent).
+    for_people: bool = field(init=False, compare=False, repr=False)
+    is_markdown: bool = field(init=False, compare=False, repr=False)
 
-    # cached_property writes the instance's __dict__ directly, which a frozen dataclass
-    # allows; several rules ask each file these questions.
-    @cached_property
-    def for_people(self) -> bool:
-        """A licence, README, changelog, package manifest or client metadata file
-        (``agents/openai.yaml``, read by Codex, not by the agent)."""
-        return _FOR_PEOPLE.search(self.rel) is not None
-
-    @cached_property
-    def is_markdown(self) -> bool:
-        return self.rel.lower().endswith((".md", ".markdown"))
+    def __post_init__(self) -> None:
+        # Worked out at once: every rule that looks at the files asks both questions of
+        # each of them (a cached_property would take a lock on every look).
+        object.__setattr__(self, "for_people", _FOR_PEOPLE.search(self.rel) is not None)
+        object.__setattr__(self, "is_markdown",
+                           self.rel.lower().endswith((".md", ".markdown")))
 
     @property
     def is_script(self) -> bool:
@@ -70,7 +69,7 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     if doc.source.kind != "skill-md":
         return []
     return doc.memo("bundled", lambda: list(_walk(folder_of(doc), _real(str(doc.source.root)),
-                                                  max_size)))
+                                                  max_size, doc.source.tree or {})))
 
 
 @lru_cache(maxsize=64)
@@ -78,43 +77,47 @@ def _real(root: str) -> str:
     return os.path.realpath(root)
 
 
-def _walk(folder: str, root: str, max_size: int) -> Iterator[Bundled]:
+def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree) -> Iterator[Bundled]:
+    """The walk over ``folder``, taking each folder's entries from ``tree`` (what
+    discovery listed) and listing only those it lacks."""
     own = os.path.join(folder, "SKILL.md")
     pending, count = [""], 0
     while pending:
         rel_dir = pending.pop()
-        try:
-            with os.scandir(os.path.join(folder, rel_dir)) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        if rel_dir and any(e.name == "SKILL.md" for e in entries):
+        entries = tree.get(rel_dir)
+        if entries is None:
+            try:
+                with os.scandir(os.path.join(folder, rel_dir)) as listing:
+                    entries = skilltree.entries(listing)
+            except OSError:
+                continue
+        if rel_dir and skilltree.holds_skill(entries):
             continue  # a nested skill is checked on its own
-        for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if not entry.name.startswith(".") and entry.name not in _SKIP_FOLDERS:
+        for name, kind in entries:
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if kind == skilltree.FOLDER:
+                if skilltree.descends(name, kind):
                     pending.append(rel)
                 continue
             if rel == "SKILL.md" or count >= MAX_FILES:
                 continue
-            bundled = _read(entry, rel, root, own, max_size)
+            bundled = _read(os.path.join(folder, rel_dir, name), name, kind, rel, root, own,
+                            max_size)
             if bundled is not None:
                 count += 1
                 yield bundled
 
 
-def _read(entry: os.DirEntry[str], rel: str, root: str, own: str,
+def _read(path: str, name: str, kind: str, rel: str, root: str, own: str,
           max_size: int) -> Bundled | None:
-    path = entry.path
-    if entry.is_symlink():
+    if kind == skilltree.LINK:
         path = os.path.realpath(path)
         if (not path.startswith(root + os.sep) or not os.path.isfile(path)
                 or path == os.path.realpath(own)):
             return None  # never followed out of the corpus root; SKILL.md is not bundled
-    elif not entry.is_file(follow_symlinks=False):
+    elif kind != skilltree.FILE:
         return None
-    suffix = os.path.splitext(entry.name)[1].lower()
+    suffix = os.path.splitext(name)[1].lower()
     if suffix and suffix not in TEXT_SUFFIXES:
         try:
             return Bundled(rel, path, os.stat(path).st_size, None)

@@ -48,7 +48,8 @@ Finish = Callable[[Source, "FileResult | None"], Any]
 
 def display_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, with ``/`` separators."""
-    absolute = str(path) if os.path.isabs(path) else os.path.abspath(path)
+    text = os.fspath(path)
+    absolute = text if os.path.isabs(text) else os.path.abspath(text)
     prefix = os.path.join(str(base), "")
     if absolute.startswith(prefix):
         absolute = absolute[len(prefix):]

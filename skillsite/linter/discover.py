@@ -18,6 +18,7 @@ from skillsite.linter.listings import (
     record_listing,
     unchanged_listing,
 )
+from skillsite.linter.skilltree import Tree, list_skill
 from skillsite.models import Issue, Source
 
 #: Folders never worth walking: version control, dependencies, caches, build output.
@@ -76,8 +77,10 @@ def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
             if kind:
                 yield Source(given, given.parent, kind)
             continue
-        for path, kind in _walk(given, given.resolve(), exclude, sink, listings):
-            yield Source(Path(path), given, kind)
+        trees: dict[str, Tree] = {}
+        for path, kind in _walk(given, given.resolve(), exclude, sink, listings,
+                                trees=trees if listings is None else None):
+            yield Source(Path(path), given, kind, trees.pop(path, None))
 
 
 def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagged],
@@ -150,9 +153,11 @@ _Folder = tuple[str, str, frozenset[str], bool, bool]
 
 def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
           sink: list[Flagged], listings: Listings | None, starts: list[_Folder] | None = None,
-          descend: Callable[[str], bool] | None = None) -> Iterator[tuple[str, str]]:
+          descend: Callable[[str], bool] | None = None,
+          trees: dict[str, Tree] | None = None) -> Iterator[tuple[str, str]]:
     """The walk from ``root``, or from ``starts`` going down only into the subfolders
-    ``descend`` accepts (see :func:`rewalk`)."""
+    ``descend`` accepts (see :func:`rewalk`). With ``trees``, the folders of each skill
+    are listed when its ``SKILL.md`` is found, and its tree is put there under that path."""
     # A file reached twice (through a symlinked folder and directly) is checked once, under
     # its real path: whatever is reached through a symlink waits until the rest is walked.
     # Paths are plain strings, joined by hand: this loop sees every entry of the tree.
@@ -162,6 +167,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
     top, real_top = str(root), str(real_root)
     stack: list[_Folder] = starts or [(top, real_top, frozenset({real_top}), False, False)]
     linked: list[_Folder] = []
+    listed: dict[str, list[os.DirEntry[str]]] = {}  # listed with a skill's tree, not yet walked
     while stack or linked:
         folder, real_folder, ancestors, via_link, in_skill = (stack.pop() if stack
                                                               else linked.pop())
@@ -183,8 +189,9 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
                         yield here + name, known
             continue
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: (not e.is_symlink(), e.name),
-                             reverse=True)
+            raw = listed.pop(folder, None)
+            raw = list(os.scandir(folder)) if raw is None else raw
+            entries = sorted(raw, key=lambda e: (not e.is_symlink(), e.name), reverse=True)
         except OSError as exc:
             sink.append(Flagged(Path(folder), Issue("unreadable-file", 1, 1,
                                                     f"cannot list folder: {exc.strerror}")))
@@ -196,6 +203,7 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
         # (Agent Skills layout), never a Mini-A page of its own.
         has_skill = any(e.name == "SKILL.md" for e in entries)
         in_skill = in_skill or has_skill
+        tree = list_skill(raw, listed) if has_skill and trees is not None and not via_link else None
         keep = listings is not None and not via_link  # a listing worth recording
         subfolders: list[str] = []
         candidates: list[tuple[str, str]] = []
@@ -245,6 +253,8 @@ def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
             if (real, kind) not in seen:
                 seen.add((real, kind))
                 files.append((entry.path, kind))
+                if tree is not None and trees is not None and kind == "skill-md":
+                    trees[entry.path] = tree
         if keep:
             assert listings is not None
             record_listing(folder, listings, has_skill, subfolders, candidates)

@@ -63,7 +63,17 @@ def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[L
         if file_part.startswith("/"):
             yield target, where, None
         else:
-            yield target, where, os.path.normpath(os.path.join(base, file_part))
+            yield target, where, _joined(base, file_part)
+
+
+def _joined(base: str, rel: str) -> str:
+    """``normpath(join(base, rel))`` for a normalized ``base``: a plain relative path
+    (no ``.`` or ``..`` part, no empty part) joins as it is, without ``normpath``."""
+    if (os.sep == "/" and base != "/" and rel and rel[0] != "/" and "//" not in rel
+            and not rel.endswith("/")
+            and not rel.startswith(".") and "/." not in rel):
+        return f"{base}/{rel}"
+    return os.path.normpath(os.path.join(base, rel))
 
 
 def _strip_placeholder(target: str, folder: str, root: str) -> tuple[str, str]:

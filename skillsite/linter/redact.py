@@ -11,7 +11,13 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 # The patterns belong to the rule that flags them; this module only reuses them.
-from skillsite.linter.rules.fields import _ANY_TOKEN, _ENV_REFERENCE, _MARKERS, _SECRET_KEYS
+from skillsite.linter.rules.fields import (
+    _ANY_MARKER,
+    _ANY_TOKEN,
+    _ENV_REFERENCE,
+    ROOT,
+    _secret_key,
+)
 from skillsite.linter.rules.fields import _strings as strings_of
 
 _KEEP = 4  # characters of a secret kept, so the reader can still tell which one it was
@@ -26,15 +32,15 @@ def redact(message: str, secrets: Iterable[str] = ()) -> str:
     for secret in secrets:
         if secret in message:
             message = message.replace(secret, _mask(secret))
-    if any(marker in message for marker in _MARKERS):
+    if _ANY_MARKER.search(message):
         message = _ANY_TOKEN.sub(lambda found: _mask(found.group()), message)
     return message
 
 
 def secrets_of(data: Any) -> list[str]:
     """The literal values of secret-named fields in ``data``, longest first."""
-    found = {value for _, key, value in strings_of(data, "")
-             if key and _SECRET_KEYS.match(key) and len(value) >= 4
+    found = {value for _, _, key, value in strings_of(data, "", ROOT)
+             if key and _secret_key(key) and len(value) >= 4
              and not _ENV_REFERENCE.match(value)}
     return sorted(found, key=len, reverse=True)
 

@@ -31,10 +31,10 @@ def references(doc: Document, max_size: int) -> References:
 def _build(doc: Document, max_size: int) -> References:
     root = folder_of(doc)
     refs = References(bundled_files(doc, max_size))
-    by_path = refs.by_path = {os.path.join(root, *f.rel.split("/")): f for f in refs.files}
+    by_path = refs.by_path = {_under(root, f.rel): f for f in refs.files}
     for bundled in refs.files:
         if bundled.is_markdown and bundled.text is not None and not bundled.for_people:
-            folder = os.path.dirname(os.path.join(root, *bundled.rel.split("/")))
+            folder = os.path.dirname(_under(root, bundled.rel))
             refs.links[bundled.rel] = list(find_links(bundled.text, 1, folder, root))
     frontier = [("SKILL.md", local_links(doc))]
     refs.depth["SKILL.md"] = 0
@@ -51,3 +51,11 @@ def _build(doc: Document, max_size: int) -> References:
                 next_frontier.append((target.rel, refs.links.get(target.rel, [])))
         frontier = next_frontier
     return refs
+
+
+def _under(root: str, rel: str) -> str:
+    """``os.path.join(root, *rel.split("/"))`` (``rel`` comes from the walk, so it has
+    no empty part), joined by hand where the separator is already ``/``."""
+    if os.sep == "/" and root != "/":
+        return f"{root}/{rel}"
+    return os.path.join(root, *rel.split("/"))

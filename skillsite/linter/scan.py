@@ -64,12 +64,15 @@ _OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
 _OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
 # A piece of every phrase above, looked for in the lowered text.
 _OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now")
+#: A text that holds none of these (lowered) tells the agent nothing to drop.
+OVERRIDE_MARKERS = (*_OVERRIDE_MARKERS, "the user")
 _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
                      r"(?:run|execute|send|upload|download|delete|read|fetch|curl|post)"
                      r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
                      re.IGNORECASE)
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_LINK_TITLE = re.compile(r"\]\([^)\s]+\s+\"([^\"]{8,})\"\)|\]\([^)\s]+\s+'([^']{8,})'\)")
+# One literal start ("](") for both quotes, which the regex engine skips to quickly.
+_LINK_TITLE = re.compile(r"\]\([^)\s]+\s+(?:\"([^\"]{8,})\"|'([^']{8,})')\)")
 
 
 def hidden_instructions(text: str) -> Found:
@@ -157,13 +160,15 @@ _PIPE_PATTERN = (
     r"|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
     r"|\b(?:iex|invoke-expression)\b[^\n]*\b(?:iwr|irm|invoke-webrequest|downloadstring)\b")
 _PIPE_LOWER = re.compile(_PIPE_PATTERN)
+#: A text that holds none of these (lowered) holds no pipe to a shell.
+PIPE_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-")
 _PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthen
 
 
 def pipe_to_shell(text: str) -> Found:
     """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
     ``iwr ... | iex``, ``bash <(curl ...)``."""
-    if not any_lowered(text, ("curl", "wget", "iwr", "irm", "invoke-")):
+    if not any_lowered(text, PIPE_MARKERS):
         return
     lowered = lower(text)
     found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
@@ -192,6 +197,8 @@ def dynamic_context(text: str) -> Found:
 # a shell operator; so "echo 'uvx not found'" and prose are not commands.
 _RUNNER = re.compile(r"(?:^|(?<=[`;|&\n])|(?<=\$\()|(?<=\$ )|(?<=> ))[ \t]*(?:sudo[ \t]+)?"
                      r"(npx|uvx|bunx|pipx run|pnpm dlx)(?=[ \t])")
+#: A text that holds none of these (lowered) runs no package runner.
+RUNNER_MARKERS = ("npx", "uvx", "pipx run", "bunx", "dlx")
 _PINNED = re.compile(r"@(?!latest\b)v?\d|==|@[0-9a-f]{7,}")
 _PACKAGE = re.compile(r"^[@a-z0-9][\w@./:=~^-]*$")
 _VALUE_OPTIONS = {"--from", "--spec", "--package", "-p", "--with", "--python"}
@@ -202,7 +209,7 @@ def unpinned_runners(text: str, *, markdown: bool) -> Found:
     the registry serves that day. In Markdown only code (blocks and spans) is read, so
     prose such as "use npx to run it" is not a command; ``npx jest`` without ``--yes``
     runs the project's own install and is not reported."""
-    if not any_in(text, ("npx", "uvx", "pipx run", "bunx", "dlx")):
+    if not any_in(text, RUNNER_MARKERS):
         return
     blocks = fences(text) if markdown else []
     for found in _RUNNER.finditer(text):

@@ -39,6 +39,8 @@ _SHAPE_MARKERS = (*(m for m, _, _ in _KNOWN if m != "gh"), *_GITHUB_PREFIXES)
 # rare, and the key name before it is then checked against _SECRET_NAME.
 _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
 _NAME_MARKERS = ("key", "secret", "token", "passw")  # looked for in the lowered text
+#: A text that holds none of these (lowered) holds no candidate secret.
+SECRET_MARKERS = (*(m.lower() for m in _SHAPE_MARKERS), *_NAME_MARKERS)
 _KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
 _SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
                           r"access[_-]?token|auth[_-]?token|token|password|passwd|"
@@ -84,12 +86,29 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
                 yield found.start(), what
     if not any_lowered(text, _NAME_MARKERS):
         return
-    for found in _ASSIGNED.finditer(text):
+    for found in _assignments(text):
         value = found.group(1)
         if _code(value, text[found.end():found.end() + 1]):
             continue  # an expression (Curve25519.KeyAgreement.PrivateKey()), not a literal
         if _mixed(value) and _secret_name(text, found) and not is_placeholder(value):
             yield found.start(1), "a secret assigned to a secret-named key"
+
+
+def _assignments(text: str) -> Iterator[re.Match[str]]:
+    """``_ASSIGNED.finditer(text)``, tried only where a ``:`` or ``=`` stands: the regex
+    engine has no fast way to skip to a character class, ``str.find`` has (a body holds
+    a few separators in some thousands of characters)."""
+    at, colon, equals = 0, text.find(":"), text.find("=")
+    while colon >= 0 or equals >= 0:
+        here = colon if equals < 0 or 0 <= colon < equals else equals
+        found = _ASSIGNED.match(text, here)
+        at = found.end() if found else here + 1
+        if found:
+            yield found
+        if colon < at:
+            colon = text.find(":", at)
+        if equals < at:
+            equals = text.find("=", at)
 
 
 def _holds(text: str, marker: str) -> bool:

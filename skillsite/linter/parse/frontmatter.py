@@ -39,13 +39,31 @@ def split(text: str) -> Split:
     if first.rstrip(" \t") != "---":
         return Split(None, text, 1)
     start = first_end + 1 if first_end >= 0 else len(text)
-    close = _FENCE.search(text, start)
+    close = _closing(text, start)
     if close is None:
         return Split(text[start:], "", 1, closed=False)
-    yaml_text = text[start:close.start()]
-    body_start = close.end() + 1
+    yaml_text = text[start:close[0]]
+    body_start = close[1] + 1
     body_line = text.count("\n", 0, body_start) + 1
     return Split(yaml_text, text[body_start:], body_line)
+
+
+def _closing(text: str, start: int) -> tuple[int, int] | None:
+    """Where the first line from ``start`` on that is ``---`` (and spaces or tabs) starts
+    and ends: what ``_FENCE.search(text, start)`` spans, found with ``str.find`` (the regex
+    engine would try every character of the front matter). ``start`` is just after a line
+    break, as in :func:`split`."""
+    at = start - 1  # the line break before ``start``: a line of "---" follows a "\n"
+    while start < len(text):
+        at = text.find("\n---", at)
+        if at < 0:
+            return None
+        line, end = at + 1, text.find("\n", at + 1)
+        end = len(text) if end < 0 else end
+        if not text[line + 3:end].strip(" \t"):
+            return line, end
+        at = end
+    return None
 
 
 _SKILL_MARKER = re.compile(

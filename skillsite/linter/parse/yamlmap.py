@@ -13,6 +13,7 @@ from typing import Any
 
 import yaml
 
+from skillsite.linter.parse import yamlfast
 from skillsite.linter.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
 from skillsite.linter.pointer import child as pointer_child
 from skillsite.models import Issue, Position
@@ -57,6 +58,16 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
                                 f"{MAX_FRONT_MATTER} limit; move long content into the body"))
         return out
     hidden = any(char in text for char in _BREAKS)
+    plain = None if hidden else yamlfast.parse(text)
+    if plain is not None:  # the plain shape: the same result, without the parser
+        walker = _Walker(out, first_line)
+        out.positions[""] = (plain[0][2] + first_line, 1)
+        try:
+            out.data = walker.plain(plain, "")
+        except _TooComplex as exc:
+            out.data = None
+            out.issues.append(Issue("too-complex", first_line, 1, str(exc)))
+        return out
     try:
         root = _compose(text.translate(_HIDE) if hidden else text)
     except yaml.MarkedYAMLError as exc:
@@ -137,24 +148,52 @@ class _Walker:
             key = self.text(key_node)
             self.scalar(key_node)  # warns on keys too: "on:" is True to a YAML 1.1 loader
             child = pointer_child(pointer, key)
-            if key in first_seen:
-                self.out.issues.append(Issue(
-                    "duplicate-key", *self.at(key_node),
-                    f"key {key!r} is repeated (first on line {first_seen[key][0]}); "
-                    "loaders disagree on which value wins, so keep only one"))
-            first_seen[key] = self.at(key_node)
-            self.out.key_positions[child] = self.at(key_node)
+            self.key(key, self.at(key_node), child, first_seen)
             result[key] = self.value(value_node, child, depth + 1)
+        return result
+
+    def key(self, key: str, where: Position, child: str,
+            first_seen: dict[str, Position]) -> None:
+        if key in first_seen:
+            self.out.issues.append(Issue(
+                "duplicate-key", *where,
+                f"key {key!r} is repeated (first on line {first_seen[key][0]}); "
+                "loaders disagree on which value wins, so keep only one"))
+        first_seen[key] = where
+        self.out.key_positions[child] = where
+
+    def plain(self, pairs: list[yamlfast.Pair], pointer: str) -> dict[str, Any]:
+        """:meth:`mapping` over what :func:`yamlfast.parse` read: the same values,
+        positions and issues, in the same order, without node objects."""
+        result: dict[str, Any] = {}
+        first_seen: dict[str, Position] = {}
+        positions, offset = self.out.positions, self.offset
+        for key, tag, line, column, value in pairs:
+            where = (line + offset, column + 1)
+            self.convert(key, None, tag, where)  # warns on keys too, as mapping() does
+            child = pointer_child(pointer, key)
+            self.key(key, where, child, first_seen)
+            if isinstance(value, list):
+                positions[child] = (value[0][2] + offset, value[0][3] + 1)
+                result[key] = self.plain(value, child)
+            else:
+                text, style, value_tag, value_line, value_column = value
+                positions[child] = at = (value_line + offset, value_column + 1)
+                result[key] = self.convert(text, style, value_tag, at)
         return result
 
     def text(self, node: yaml.ScalarNode) -> str:
         return str(node.value).translate(_SHOW) if self.hidden else str(node.value)
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
-        text = self.text(node)
-        if node.style not in (None, "") or not node.tag.startswith(_TAG):
+        return self.convert(self.text(node), node.style, node.tag, node)
+
+    def convert(self, text: str, style: str | None, tag: str,
+                where: yaml.Node | Position) -> Any:
+        """The value of a scalar; ``where`` (its node or position) locates a warning."""
+        if style not in (None, "") or not tag.startswith(_TAG):
             return text
-        kind = node.tag[len(_TAG):]
+        kind = tag[len(_TAG):]
         if kind == "str":
             return text
         if kind == "null":
@@ -169,15 +208,14 @@ class _Walker:
             return float(text)
         if kind == "float" and text.lower() in _SPECIAL_FLOATS:
             return _SPECIAL_FLOATS[text.lower()]
-        self.surprise(node, kind)
+        self.surprise(text, where if isinstance(where, tuple) else self.at(where), kind)
         return text
 
-    def surprise(self, node: yaml.ScalarNode, kind: str) -> None:
+    def surprise(self, value: str, where: Position, kind: str) -> None:
         reading = {"bool": "a boolean", "timestamp": "a date", "int": "a number",
                    "float": "a number"}.get(kind, kind)
-        value = self.text(node)
         self.out.issues.append(Issue(
-            "yaml-implicit-type", *self.at(node),
+            "yaml-implicit-type", *where,
             f"loaders disagree on {value!r}: YAML 1.1 reads it as {reading}, YAML 1.2 "
             f"does not; skillsite keeps the text. Quote it (\"{value}\") so every "
             "loader reads the same value"))

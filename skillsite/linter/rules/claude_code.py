@@ -131,6 +131,8 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 def _maybe_arguments(body: str) -> bool:
     """A cheap look for "$ARGUMENTS" or "$" and a digit, before any regex runs."""
+    if "$" not in body:
+        return False  # one character, found much faster than "$ARGUMENTS"
     if "$ARGUMENTS" in body:
         return True
     at = body.find("$")

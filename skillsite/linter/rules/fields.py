@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any, Iterator
 
 from skillsite.linter.pointer import child
@@ -11,6 +12,7 @@ from skillsite.linter.schema import load_schema
 from skillsite.models import Document
 
 
+@lru_cache(maxsize=None)
 def known_fields(kind: str) -> frozenset[str]:
     """The top-level fields a format's schema describes."""
     return frozenset(load_schema(kind).get("properties", {}))
@@ -81,6 +83,9 @@ _ANY_TOKEN = re.compile("|".join(f"(?P<p{i}>{pattern.pattern})" if not pattern.f
                                  for i, (pattern, _) in enumerate(_TOKEN_PATTERNS)))
 # Every pattern above contains one of these; values without any skip the regex (10x cheaper).
 _MARKERS = ("sk-", "gh", "github_pat_", "xox", "AKIA", "AIza", "PRIVATE KEY", "@", "?", "&")
+#: The token of the whole document, for :func:`_strings`.
+ROOT = object()
+_ANY_MARKER = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
 _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
                           r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
 _ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
@@ -103,23 +108,41 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
 
         requires = ["https://bot:hunter2@tools.example.com/mcp"]
     """
-    for pointer, key, value in _strings(doc.data or {}, ""):
-        found = _ANY_TOKEN.search(value) if any(m in value for m in _MARKERS) else None
+    for parent, token, key, value in _strings(doc.data or {}, "", ROOT):
+        found = _ANY_TOKEN.search(value) if _ANY_MARKER.search(value) else None
         if found:
             what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
-            yield pointer, f"value looks like {what}; load secrets from the environment"
+            yield _pointer(parent, token), f"value looks like {what}; load secrets from the environment"
         else:
-            if key and _SECRET_KEYS.match(key) and value and not _ENV_REFERENCE.match(value):
-                yield pointer, (f"field {key!r} holds a literal secret; reference an "
-                                "environment variable instead")
+            if key and _secret_key(key) and value and not _ENV_REFERENCE.match(value):
+                yield _pointer(parent, token), (f"field {key!r} holds a literal secret; "
+                                                "reference an environment variable instead")
 
 
-def _strings(value: Any, pointer: str, key: str = "") -> Iterator[tuple[str, str, str]]:
+def _strings(value: Any, parent: str, token: object,
+             key: str = "") -> Iterator[tuple[str, object, str, str]]:
+    """Every string inside ``value`` as ``(parent pointer, token, key, string)``: the
+    pointer itself is only built for the few strings that are reported."""
     if isinstance(value, str):
-        yield pointer, key, value
+        yield parent, token, key, value
     elif isinstance(value, dict):
+        pointer = _pointer(parent, token)
         for child_key, value_ in value.items():
-            yield from _strings(value_, child(pointer, child_key), str(child_key))
+            if isinstance(value_, str):  # the usual case, without a generator per value
+                yield pointer, child_key, str(child_key), value_
+            else:
+                yield from _strings(value_, pointer, child_key, str(child_key))
     elif isinstance(value, list):
+        pointer = _pointer(parent, token)
         for index, item in enumerate(value):
-            yield from _strings(item, f"{pointer}/{index}", key)
+            yield from _strings(item, pointer, index, key)
+
+
+def _pointer(parent: str, token: object) -> str:
+    return parent if token is ROOT else child(parent, token)
+
+
+@lru_cache(maxsize=256)
+def _secret_key(key: str) -> bool:
+    """Whether ``key`` names a secret (the same few keys come back in every document)."""
+    return _SECRET_KEYS.match(key) is not None

@@ -17,6 +17,9 @@ _TRAILING = re.compile(r"[ \t]+$", re.MULTILINE)
 # Searched in "\n" + body, so that it starts with a literal the regex engine skips to.
 _LEFTOVER = re.compile(r"\n[ \t]*(?:[-*+]|\d+\.|#{1,6})?[ \t]*\**(TODO|FIXME|TBD|XXX)\**"
                        r"(?=[:(]|[ \t]*$)", re.MULTILINE)
+_LEFTOVERS = ("TODO", "FIXME", "TBD", "XXX")
+# The same, matched at the start of one line.
+_LEFTOVER_LINE = re.compile(_LEFTOVER.pattern[2:], re.MULTILINE)
 _BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
 _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
 _BLOCK_TAG = re.compile(r"^[ \t]*<([a-z][a-z0-9_-]*)>[ \t]*$|</([a-z][a-z0-9_-]*)>", re.MULTILINE)
@@ -88,14 +91,28 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     body = doc.body
     found = []
-    if any_in(body, ("TODO", "FIXME", "TBD", "XXX")):
-        found += [(m.start(1) - 1, m.group(1)) for m in _LEFTOVER.finditer("\n" + body)]
+    if any_in(body, _LEFTOVERS):
+        found += _leftovers(body)
     if any_in(body, _BLANK_MARKERS):
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
     for at, what in sorted(found):
         if not in_fence(blocks, at):
             yield position(body, doc.body_line, at), f"{what} left in the skill; finish or remove it"
+
+
+def _leftovers(body: str) -> list[tuple[int, str]]:
+    """``(offset, word)`` of what ``_LEFTOVER`` finds in ``"\n" + body``, tried only on
+    the lines that hold one of the words (a match never spans two lines)."""
+    starts = set()
+    for word in _LEFTOVERS:
+        at = body.find(word)
+        while at >= 0:
+            starts.add(body.rfind("\n", 0, at) + 1)
+            end = body.find("\n", at)
+            at = body.find(word, end) if end >= 0 else -1
+    return [(found.start(1), found.group(1)) for start in sorted(starts)
+            if (found := _LEFTOVER_LINE.match(body, start))]
 
 
 @rule("trailing-whitespace", "warning", formats=("skill-md",), family="body", fixable=True)
@@ -107,7 +124,9 @@ def trailing_whitespace(doc: Document, ctx: Context) -> Iterator[Finding]:
     file, at the first such line; ``skillsite fix`` removes them all.
     """
     text = doc.derived.get("text", "")
-    if " \n" not in text and "\t\n" not in text and not text.endswith((" ", "\t")):
+    # A tab is rare: looking for one (a single character) is much cheaper than for "\t\n".
+    if (" \n" not in text and ("\t" not in text or "\t\n" not in text)
+            and not text.endswith((" ", "\t"))):
         return
     lines = trailing_lines(text, doc.body_line)
     if lines:

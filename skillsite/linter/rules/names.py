@@ -6,6 +6,7 @@ import re
 import unicodedata
 from typing import Iterator
 
+from skillsite.linter.links import folder_of
 from skillsite.linter.rules.context import Context, dialect, text_field
 from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import WARNING, Document
@@ -85,7 +86,8 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield "/name", (f"name {name!r} does not match the file name "
                             f"{path.name!r}; rename the file to {name}.skill.toml"), WARNING
         return
-    folder = os.path.basename(os.path.dirname(os.path.abspath(path)))
-    if unicodedata.normalize("NFKC", name) != unicodedata.normalize("NFKC", folder):
+    folder = os.path.basename(folder_of(doc))  # the same folder, worked out once per file
+    if name != folder and unicodedata.normalize("NFKC", name) != unicodedata.normalize(
+            "NFKC", folder):
         yield "/name", (f"name {name!r} must match its folder name {folder!r}; rename one "
                         "of them")

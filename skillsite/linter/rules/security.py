@@ -13,15 +13,29 @@ from typing import Any, Callable, Iterator
 
 from skillsite.linter import scan
 from skillsite.linter.links import position
+from skillsite.linter.markers import MARKERS
+from skillsite.linter.markers import found as markers_of
 from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
-from skillsite.linter.secrets import find_secrets
+from skillsite.linter.secrets import SECRET_MARKERS, find_secrets
 from skillsite.models import WARNING, Document
 
 SECURITY = "security"
 MARKUP = ("skill-md", "virtual")
 _Text = tuple["str | None", str, int, bool]  # (bundled rel or None, text, first line, is md)
+
+
+def _gate(markers: tuple[str, ...]) -> frozenset[str]:
+    """A gate for :func:`_report`; each marker must be one the marker pass looks for."""
+    assert set(markers) <= set(MARKERS), set(markers) - set(MARKERS)
+    return frozenset(markers)
+
+
+_SECRET_GATE = _gate(SECRET_MARKERS)
+_PIPE_GATE = _gate(scan.PIPE_MARKERS)
+_RUNNER_GATE = _gate(scan.RUNNER_MARKERS)
+_OVERRIDE_GATE = _gate(scan.OVERRIDE_MARKERS)
 
 
 def _texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[_Text]:
@@ -34,10 +48,13 @@ def _texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[_Text]:
 
 
 def _report(doc: Document, ctx: Context, scanner: Callable[..., Any], *,
-            whole: bool = False, markdown_only: bool = False,
-            pass_markdown: bool = False) -> Iterator[Finding]:
+            whole: bool = False, markdown_only: bool = False, pass_markdown: bool = False,
+            gate: frozenset[str] | None = None) -> Iterator[Finding]:
+    """The scanner's findings in each text; with ``gate``, only texts that hold one of
+    those markers (lowered) are scanned: the scanner would find nothing in the others."""
     for rel, text, first_line, is_markdown in _texts(doc, ctx, whole=whole):
-        if markdown_only and not is_markdown:
+        if markdown_only and not is_markdown or gate is not None and gate.isdisjoint(
+                markers_of(text)):
             continue
         found = scanner(text, markdown=is_markdown) if pass_markdown else scanner(text)
         for offset, message, *severity in found:
@@ -63,7 +80,7 @@ def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     yield from _report(doc, ctx, lambda text: (
         (at, f"looks like {what}; load secrets from the environment, never ship them")
-        for at, what in find_secrets(text)))
+        for at, what in find_secrets(text)), gate=_SECRET_GATE)
 
 
 @rule("invisible-unicode", WARNING, formats=MARKUP, family=SECURITY,
@@ -122,7 +139,7 @@ def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
         curl -fsSLo install.sh https://example.com/install.sh
         sha256sum -c install.sh.sha256 && sh install.sh
     """
-    yield from _report(doc, ctx, scan.pipe_to_shell)
+    yield from _report(doc, ctx, scan.pipe_to_shell, gate=_PIPE_GATE)
 
 
 @rule("dynamic-context", WARNING, formats=("skill-md",), family=SECURITY,
@@ -159,7 +176,8 @@ def unpinned_runner(doc: Document, ctx: Context) -> Iterator[Finding]:
     and a project's own dev tool (``npx jest``, ``npx tsc``) without ``--yes`` runs the
     local install and is not reported.
     """
-    yield from _report(doc, ctx, scan.unpinned_runners, pass_markdown=True)
+    yield from _report(doc, ctx, scan.unpinned_runners, pass_markdown=True,
+                       gate=_RUNNER_GATE)
 
 
 @rule("prompt-override", WARNING, formats=MARKUP, family=SECURITY)
@@ -172,4 +190,5 @@ def prompt_override(doc: Document, ctx: Context) -> Iterator[Finding]:
     A skill has no business overriding the agent's instructions. Phrases cited as examples, inside code or double quotes, are not reported,
     so a skill that teaches prompt-injection defence stays clean.
     """
-    yield from _report(doc, ctx, scan.prompt_override, markdown_only=True)
+    yield from _report(doc, ctx, scan.prompt_override, markdown_only=True,
+                       gate=_OVERRIDE_GATE)

@@ -1,0 +1,100 @@
+"""The plainest front matter, read without the YAML parser.
+
+Most front matter is a mapping of keys to one-line values, with at most one level of
+nested mapping (``metadata:``). For such text this module gives what ``yaml.compose``
+would (the same keys, values, tags, styles and positions, as plain tuples that
+``yamlmap`` walks without node objects), several times faster than starting a parser
+per file. Anything it is not sure about (a list, a block or
+multi-line scalar, an escape, a tab, a ``: `` or `` #`` inside a plain value, a comment
+after a value, an unusual character) makes it return None, and the YAML parser reads the
+text as before; so it never decides what is valid YAML, it only recognizes a subset that
+certainly is. ``tests/unit/test_yamlfast.py`` compares both on every shape it takes.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+import yaml
+
+# A key at the start of a line (after ``indent`` spaces), then the rest of the line.
+_LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+# What may open a plain scalar: not an indicator, a quote, a space or a tab.
+_PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` \t]")
+_RESOLVER = yaml.resolver.Resolver()
+_PLAIN = (True, False)
+_QUOTED = (False, True)
+# Implicit types by the first character of a plain scalar (``y`` may start a boolean, a
+# digit a number, ``~`` a null); a scalar that no resolver claims, or a quoted one, is a
+# string, unless resolvers that match any character or any path were added.
+_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
+_STR = yaml.resolver.Resolver.DEFAULT_SCALAR_TAG
+_PLAIN_TEXT = None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers
+
+
+#: A scalar: its text, style (None when plain, else the quote), tag, 0-based line, column.
+Scalar = tuple[str, "str | None", str, int, int]
+#: A key (its text, tag, 0-based line and column) and its value: a scalar or a mapping.
+Pair = tuple[str, str, int, int, "Scalar | list[Pair]"]
+
+
+def parse(text: str) -> list[Pair] | None:
+    """The pairs of the mapping ``text`` holds, or None when it is not of the plain shape.
+    A nested mapping starts where its first key does, the root where its first key does
+    (in column 0)."""
+    root: list[Pair] = []
+    nested: list[Pair] | None = None  # under the last key without a value
+    indent = 0
+    for number, line in enumerate(text.split("\n")):
+        if not line or line[0] == "#":
+            continue  # a blank line or a comment line (no other comment is accepted)
+        found = _LINE.fullmatch(line)
+        if found is None:
+            return None
+        spaces, key, rest = len(found.group(1)), found.group(2), found.group(3)
+        if not spaces:
+            if nested is not None and not nested:
+                return None  # "key:" with nothing under it: an empty value
+            into, nested = root, None
+        elif nested is None or nested and spaces != indent:
+            return None  # indented under a key that has a value, or misaligned
+        else:
+            into, indent = nested, spaces
+        if rest is None and not spaces:
+            nested = []
+            root.append((key, _key_tag(key), number, 0, nested))
+            continue
+        value = _value(rest, number, found.start(3)) if rest else None
+        if value is None:
+            return None  # an empty nested value, or not a value of the plain shape
+        into.append((key, _key_tag(key), number, spaces, value))
+    if not root or nested is not None and not nested:
+        return None
+    return root
+
+
+def _value(rest: str, line: int, column: int) -> Scalar | None:
+    if not rest.isprintable() or rest[-1] == " ":
+        return None
+    first = rest[0]
+    if first in "\"'":
+        inner = rest[1:-1]
+        if len(rest) < 2 or rest[-1] != first or first in inner or "\\" in inner:
+            return None
+        return inner, first, _tag(inner, False), line, column
+    if (not _PLAIN_START.match(first) or ": " in rest or " #" in rest
+            or rest[-1] == ":"):
+        return None
+    return rest, None, _tag(rest, True), line, column
+
+
+@lru_cache(maxsize=1024)
+def _key_tag(key: str) -> str:
+    """The tag of a plain key: the same few keys come back in every file."""
+    return _tag(key, True)
+
+
+def _tag(value: str, plain: bool) -> str:
+    if _PLAIN_TEXT and (not plain or value and value[0] not in _IMPLICIT):
+        return _STR  # what the resolver answers when no implicit type can start so
+    return str(_RESOLVER.resolve(yaml.ScalarNode, value, _PLAIN if plain else _QUOTED))

@@ -1,0 +1,72 @@
+"""The folders of one skill, listed once for discovery and for the bundle walk.
+
+Listing a folder costs several system calls (``openat``, ``fstat``, two ``getdents64``,
+``close``), more than reading a small file on some machines. Discovery lists every folder
+of the corpus, and the bundle walk (``bundle.py``) needs the listings of each skill's
+folders again. So when discovery meets a folder holding a ``SKILL.md``, it lists the
+folders of that skill at once, as the bundle walk goes through them (see
+:func:`descends`), keeps those listings for its own visit of the same folders, and hands
+the skill's :data:`Tree` to the bundle walk with the source.
+"""
+from __future__ import annotations
+
+import os
+from typing import Iterable
+
+#: Folders the bundle walk never goes into (besides hidden ones).
+SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
+#: The kinds of entry, as the bundle walk asks about them.
+FOLDER, LINK, FILE, OTHER = "d", "l", "f", "o"
+#: (name, kind) of one entry of a folder.
+Entry = tuple[str, str]
+#: Per folder of a skill, by its path below the skill's folder with ``/`` (``""`` for the
+#: skill's folder itself), its entries in the order the file system listed them.
+Tree = dict[str, list[Entry]]
+
+
+def kind(entry: os.DirEntry[str]) -> str:
+    """The entry's kind; a symlink is a :data:`LINK`, whatever it points at."""
+    if entry.is_symlink():
+        return LINK
+    if entry.is_dir(follow_symlinks=False):
+        return FOLDER
+    return FILE if entry.is_file(follow_symlinks=False) else OTHER
+
+
+def entries(listing: Iterable[os.DirEntry[str]]) -> list[Entry]:
+    return [(entry.name, kind(entry)) for entry in listing]
+
+
+def descends(name: str, entry_kind: str) -> bool:
+    """Whether the bundle walk goes into this entry: a real folder (never a symlink),
+    neither hidden nor one of :data:`SKIP_FOLDERS`."""
+    return entry_kind == FOLDER and not name.startswith(".") and name not in SKIP_FOLDERS
+
+
+def holds_skill(listing: list[Entry]) -> bool:
+    """A folder with its own ``SKILL.md``: a nested skill, checked on its own."""
+    return any(name == "SKILL.md" for name, _ in listing)
+
+
+def list_skill(top: list[os.DirEntry[str]], listed: dict[str, list[os.DirEntry[str]]]) -> Tree:
+    """The tree of the skill whose folder holds ``top``: every folder below it that the
+    bundle walk visits is listed now, and its listing also put in ``listed`` under its
+    path as discovery spells it (``entry.path``). A folder that cannot be listed is left
+    out of both; whoever needs it lists it again and meets the error."""
+    tree: Tree = {"": entries(top)}
+    pending = [(name, path) for (name, entry_kind), path in zip(tree[""], (e.path for e in top))
+               if descends(name, entry_kind)]
+    while pending:
+        rel, path = pending.pop()
+        try:
+            with os.scandir(path) as scan:
+                listing = list(scan)
+        except OSError:
+            continue
+        listed[path] = listing
+        tree[rel] = here = entries(listing)
+        if holds_skill(here):
+            continue
+        pending += [(f"{rel}/{name}", entry.path) for (name, entry_kind), entry
+                    in zip(here, listing) if descends(name, entry_kind)]
+    return tree

@@ -1,0 +1,83 @@
+"""Searches rewritten for speed find exactly what the plain regex finds."""
+from __future__ import annotations
+
+import random
+
+from skillsite.linter import secrets
+from skillsite.linter.parse import frontmatter
+
+
+def test_assignments_are_the_matches_of_the_assignment_regex() -> None:
+    rng = random.Random(3)
+    pieces = [":", "=", " ", "\t", "'", '"', "abcdefghij", "ABCDEF0123", "+/", "_.~-", "\n",
+              "api_key", "x", "=:", "::"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = [(m.span(), m.group(1)) for m in secrets._ASSIGNED.finditer(text)]
+        assert [(m.span(), m.group(1)) for m in secrets._assignments(text)] == expected, text
+
+
+def test_a_secret_after_several_separators_is_still_found() -> None:
+    text = "a: b\nx = 1\nurl: https://example.com\napi_key = 'Zq8vR2mT5nW1xY7kP3sL'\n"
+    assert [what for _, what in secrets.find_secrets(text)] == [
+        "a secret assigned to a secret-named key"]
+
+
+def test_the_closing_fence_is_where_the_regex_finds_it() -> None:
+    rng = random.Random(5)
+    pieces = ["---", "--", "-", " ", "\t", "\n", "x", "name: a", "\n---\n", "----", "\n--- \t"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        for start in range(1, len(text) + 1):
+            if text[start - 1] != "\n":
+                continue  # split() searches from just after the opening line
+            found = frontmatter._FENCE.search(text, start)
+            assert frontmatter._closing(text, start) == (found and found.span()), (text, start)
+
+
+def test_a_scanner_finds_nothing_in_a_text_its_gate_keeps_out() -> None:
+    from skillsite.linter import scan
+    from skillsite.linter.markers import found
+    from skillsite.linter.rules import security
+
+    scanners = [(security._SECRET_GATE, lambda t: list(secrets.find_secrets(t))),
+                (security._PIPE_GATE, lambda t: list(scan.pipe_to_shell(t))),
+                (security._RUNNER_GATE, lambda t: list(scan.unpinned_runners(t, markdown=False))),
+                (security._OVERRIDE_GATE, lambda t: list(scan.prompt_override(t)))]
+    rng = random.Random(7)
+    pieces = ["curl x | sh", "CURL", "npx pkg", "`uvx ruff`", "Ignore previous instructions",
+              "api_key = 'Zq8vR2mT5nW1xY7kP3sL'", "ghp_" + "a1B2" * 10, "the user", "do not tell",
+              "AKIA" + "Q" * 16, "\n", " ", "word", "K\u212aey", "\u0130"]
+    gated = 0
+    for _ in range(5000):
+        text = " ".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        for gate, scanner in scanners:
+            if gate.isdisjoint(found(text)):
+                gated += 1
+                assert scanner(text) == [], text
+    assert gated > 1000
+
+
+def test_a_link_target_joins_as_normpath_joins_it() -> None:
+    import os
+
+    from skillsite.linter.links import _joined
+
+    rng = random.Random(9)
+    pieces = ["a", "b.md", ".", "..", "", ".hidden", "x..y", "{baseDir}", "~"]
+    for _ in range(20000):
+        rel = "/".join(rng.choice(pieces) for _ in range(rng.randint(1, 4)))
+        for base in ("/skills/pdf", "/", "/a/b/c"):
+            assert _joined(base, rel) == os.path.normpath(os.path.join(base, rel)), (base, rel)
+
+
+def test_leftovers_are_what_the_leftover_regex_finds() -> None:
+    from skillsite.linter.rules import markdown
+
+    rng = random.Random(13)
+    pieces = ["TODO", "FIXME:", "TBD", "XXX", "**", "- ", "1. ", "## ", " ", "\t", "\n", ":",
+              "(", "x", "TODOS", "see TODO"]
+    for _ in range(30000):
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [(m.start(1) - 1, m.group(1)) for m in markdown._LEFTOVER.finditer("\n" + body)]
+        assert markdown._leftovers(body) == expected, body
