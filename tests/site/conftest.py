@@ -59,6 +59,22 @@ def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
+@pytest.fixture()
+def serve_folder() -> Iterator[Callable[[Path], str]]:
+    """Serve a folder over HTTP for one test: the callable returns its base URL."""
+    servers = []
+
+    def start(folder: Path) -> str:
+        server, url = serve(folder)
+        servers.append(server)
+        return url
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
 @pytest.fixture(scope="session")
 def base_url(site: Path) -> Iterator[str]:
     server, url = serve(site)

@@ -90,28 +90,22 @@ def test_filters_are_kept_in_the_url(page: Any, base_url: str) -> None:
 
 
 def test_search_finds_an_edited_description_after_an_incremental_build(
-        page: Any, tmp_path: Path, make_build: Any) -> None:
-    from conftest import serve
-
+        page: Any, tmp_path: Path, make_build: Any, serve_folder: Any) -> None:
     make_build(tmp_path)
     wiki = tmp_path / "corpus" / "wiki" / "gamma-deploy.md"
     wiki.write_text(wiki.read_text().replace("description: Deploy", "description: Quokka. Deploy"))
     result = make_build(tmp_path)
     assert result.site.incremental and result.site.rendered == 1
-    server, url = serve(result.dist / "site")
-    try:
-        _open(page, url + "skills/")
-        row = page.locator("tr", has_text="gamma-deploy")
-        assert "Quokka. Deploy" in row.first.inner_text()        # the A-Z listing
-        _open(page, url)
-        page.fill("#skillsite-search input", "quokka")
-        hit = page.locator(".pagefind-ui__result-link", has_text="gamma-deploy")
-        hit.first.wait_for(timeout=10_000)
-        assert page.locator(".pagefind-ui__result-link").count() == 1
-        hit.first.click()
-        page.wait_for_url("**/skills/gamma-deploy/")
-        assert "Quokka. Deploy" in page.locator(".skillsite-description").inner_text()
-        assert page.console_errors == []
-    finally:
-        server.shutdown()
-        server.server_close()
+    url = serve_folder(result.dist / "site")
+    _open(page, url + "skills/")
+    row = page.locator("tr", has_text="gamma-deploy")
+    assert "Quokka. Deploy" in row.first.inner_text()        # the A-Z listing
+    _open(page, url)
+    page.fill("#skillsite-search input", "quokka")
+    hit = page.locator(".pagefind-ui__result-link", has_text="gamma-deploy")
+    hit.first.wait_for(timeout=10_000)
+    assert page.locator(".pagefind-ui__result-link").count() == 1
+    hit.first.click()
+    page.wait_for_url("**/skills/gamma-deploy/")
+    assert "Quokka. Deploy" in page.locator(".skillsite-description").inner_text()
+    assert page.console_errors == []
