@@ -74,4 +74,7 @@ def lines_for(doc: IndexDoc) -> list[str]:
     """:func:`parse` of ``doc``'s stored record, or of one made from its text when the store
     kept none."""
     lines = parse(doc.terms) if doc.terms else None
-    return lines if lines is not None else parse(record_of(field_texts(doc)))  # type: ignore[return-value]
+    if lines is None:
+        lines = parse(record_of(field_texts(doc)))
+        assert lines is not None, "record_of always makes a record"
+    return lines

@@ -134,7 +134,6 @@ class Finder:
         self._lock = threading.Lock()
         self._searcher: Any = None
         self._names: list[str] | None = None
-        # dist/ never changes under a reader, so parsed skills can be kept.
         self._docs: Kept[tuple[StoredSkill, IndexDoc] | None] = Kept(DOC_CACHE)
         self._kept_records: Kept[list[str]] = Kept(RECORDS_KEPT)
 
