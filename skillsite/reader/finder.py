@@ -221,7 +221,11 @@ class Finder:
         """The parsed ranking records of ``names`` that exist: kept, or read in one query
         per shard; a skill whose store holds none (an older dist/) gets one made from it."""
         kept = self._kept_records
-        found = {name: kept[name] for name in names if name in kept}
+        found = {}
+        for name in names:  # get, not `in` then [], since another thread may empty it
+            lines = kept.get(name)
+            if lines is not None:
+                found[name] = lines
         missing = [name for name in names if name not in found]
         if missing:
             read: dict[str, list[str]] = {}
