@@ -161,7 +161,7 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
                     by_title += title_hit
                     by_tag += tag_hit
             continue
-        count = 0
+        count = 0  # ranking_record.count, inlined: it runs per term per candidate
         at = counts.find(counted)
         if at >= 0:
             at += len(counted)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -104,13 +105,11 @@ def test_records_score_as_the_plain_definition(query: str, name: str, title: str
                    compatibility=compatibility, headings=tuple(headings), body=body)
     expected = _reference_score(query, doc)
     found = dict(rank(query, [doc]))
-    assert found.get(name) == pytest_approx(expected)
+    assert found.get(name) == _approx(expected)
     assert matched_fields(query, [lines_for(doc)]) == [_reference_matched(query, doc)]
 
 
-def pytest_approx(value: float | None) -> object:
-    import pytest
-
+def _approx(value: float | None) -> object:
     return None if value is None else pytest.approx(value, abs=2e-6)
 
 
