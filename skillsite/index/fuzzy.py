@@ -1,11 +1,14 @@
 """Prefix and typo matching on names, titles and tags, the same for both engines.
 
 A query term of :data:`FUZZY_MIN_CHARS` or more also matches a name, title or tag term that
-*begins* with it, give or take one edit (a substitution, insertion, deletion or swap of
-two neighbours): ``kube`` finds ``kubernetes``, ``kuberentes`` finds ``kubernetes``.
-That is tantivy's ``FuzzyTermQuery`` with ``distance=1``, ``transposition_cost_one`` and
-``prefix=True``; Whoosh has no such query, so its backend expands the term against the
-field's lexicon with :func:`near_prefix` and ORs the matches.
+*begins* with it: ``kube`` finds ``kubernetes``. A term that the field does not hold at all
+is taken for a typo, and matches give or take one edit (a substitution, insertion,
+deletion or swap of two neighbours): ``kuberentes`` finds ``kubernetes``. A word the field
+does hold gets no typo matches (``test`` does not find ``best``), which also keeps the
+candidate query small: tantivy's ``FuzzyTermQuery`` (``distance=1``,
+``transposition_cost_one``, ``prefix=True``) for a typo, a ``TermSetQuery`` of the longer
+words otherwise. Whoosh has no prefix-fuzzy query, so its backend expands the term against
+the field's lexicon (with :func:`near_prefix` for a typo) and ORs the matches.
 """
 from __future__ import annotations
 

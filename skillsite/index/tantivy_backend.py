@@ -137,13 +137,32 @@ class TantivySearcher(IndexSearcher):
                                                  boost))
                    for field, boost in self._boosts.items()]
         if len(term) >= FUZZY_MIN_CHARS:
-            clauses += [(should, query_of.boost_query(query_of.fuzzy_term_query(
-                self._schema, field, term, distance=1, transposition_cost_one=True,
-                prefix=True), self._boosts[field] * FUZZY_BOOST)) for field in FUZZY_FIELDS]
+            for field in FUZZY_FIELDS:
+                clause = self._loose_clause(field, term)
+                if clause is not None:
+                    clauses.append((should, clause))
         if len(self._kept) >= CLAUSES_KEPT:
             self._kept.clear()
         self._kept[term] = clauses
         return clauses
+
+    def _loose_clause(self, field: str, term: str) -> tantivy.Query | None:
+        """At a constant score: the documents whose ``field`` has a word that begins with
+        ``term``, or, when the field holds no word ``term``, also one within a typo of that
+        (see :mod:`skillsite.index.fuzzy`). None when no such longer word exists."""
+        import tantivy
+
+        query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST
+        if not self._searcher.doc_freq(field, term):
+            return query_of.boost_query(query_of.fuzzy_term_query(
+                self._schema, field, term, distance=1, transposition_cost_one=True,
+                prefix=True), boost)
+        longer = [word for word, _ in self._searcher.terms_with_prefix(field, term)
+                  if word != term]
+        if not longer:
+            return None
+        return query_of.const_score_query(
+            query_of.term_set_query(self._schema, field, longer), boost)
 
     def doc_count(self) -> int:
         return int(self._searcher.num_docs)

@@ -120,13 +120,15 @@ class WhooshSearcher(IndexSearcher):
         return [str(hit[KEY_FIELD]) for hit in results]
 
     def _near(self, field: str, term: str) -> list[str]:
-        """The words of ``field`` near ``term``'s prefix. One edit keeps the first or the
-        second letter of the word among the term's first two, so only those words are
+        """The longer words of ``field`` that begin with ``term``, or, when the field holds
+        no word ``term``, also those within one edit of that. One edit keeps the first or
+        the second letter of the word among the term's first two, so only those words are
         compared."""
         by_letter = self._lexicon(field)
         pool = {word for letter in set(term[:2]) for word in by_letter.get(letter, ())}
-        return sorted(word for word in pool if word != term and near_prefix(term, word))
-
+        if term in pool:
+            return sorted(word for word in pool if word != term and word.startswith(term))
+        return sorted(word for word in pool if near_prefix(term, word))
     def _lexicon(self, field: str) -> dict[str, list[str]]:
         """The words of ``field`` by each of their first two letters."""
         if field not in self._lexicons:

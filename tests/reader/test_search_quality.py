@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from skillsite.builder.pipeline import build
 from skillsite.index import BACKENDS
 from skillsite.reader import Library
 
@@ -72,3 +73,37 @@ def test_engines_rank_alike(built: dict[str, Path]) -> None:
                   "single cell", "review a pull request"):
         ranked = [top(Library(dist), query, 5) for dist in built.values()]
         assert ranked[0] == ranked[1], query
+
+
+def _skill(name: str, description: str) -> str:
+    return f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nSee the notes.\n"
+
+
+@pytest.fixture(scope="module")
+def near_words(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """engine -> a dist/ of three skills whose names are a word, a longer word that begins
+    with it, and a word one typo away from it."""
+    found = {}
+    for engine in BACKENDS:
+        base = tmp_path_factory.mktemp(f"near-{engine}")
+        for name, description in (("test-runner", "Runs a suite."),
+                                  ("testing-guide", "How to write one."),
+                                  ("best-practices", "Conventions for a repository.")):
+            folder = base / "corpus" / name
+            folder.mkdir(parents=True)
+            (folder / "SKILL.md").write_text(_skill(name, description))
+        build(base / "corpus", base / "dist", backend=engine)
+        found[engine] = base / "dist"
+    return found
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("test", {"test-runner", "testing-guide"}),  # a word of the names: no typo matches
+    ("tset", {"test-runner", "testing-guide"}),  # no such word: a typo of "test", "testing"
+    ("bset", {"best-practices"}),
+    ("testin", {"testing-guide"})])
+def test_only_a_word_no_field_holds_gets_typo_matches(near_words: dict[str, Path], query: str,
+                                                      expected: set[str]) -> None:
+    for engine, dist in near_words.items():
+        with BACKENDS[engine].open(dist / "index") as searcher:
+            assert set(searcher.candidates(query)) == expected, engine
