@@ -7,6 +7,7 @@ that swapping the engine never changes what a user sees.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
 from typing import ClassVar
@@ -109,6 +110,11 @@ class IndexSearcher:
         The query is plain words (see :mod:`skillsite.index.tokens`): no syntax, so
         it never raises on user input; a query without terms returns ``[]``.
         """
+        raise NotImplementedError
+
+    def known_words(self, terms: Iterable[str]) -> frozenset[str]:
+        """Return those of ``terms`` that some skill's name, title or tags hold as a word:
+        they match by prefix but get no typo matches (see :mod:`skillsite.index.fuzzy`)."""
         raise NotImplementedError
 
     def doc_count(self) -> int:

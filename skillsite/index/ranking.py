@@ -10,7 +10,8 @@ multiplied by its FORMATS.md §4 weight:
   the document and the query stays put when the candidate set changes a little);
 - ``name``: per query term, 1 for a name token equal to it, ½ for a name token it
   begins (three letters or more: ``kube`` finds ``kubernetes-deploy``), 0.4 for one
-  that begins with it give or take one typo (four letters or more, see
+  that begins with it give or take one typo (four letters or more, and only for a term
+  that no name, title or tags in the corpus hold as a word, see
   :mod:`skillsite.index.fuzzy`: ``kuberentes`` finds ``kubernetes``);
 - ``title``, ``tag``: the share of query terms found there, a typo or prefix
   counting 0.4;
@@ -28,7 +29,7 @@ that sorts first.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -65,16 +66,18 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
 
 
 def rank_records(query: str, records: Mapping[str, list[str]], *,
-                 graph: Mapping[str, float] | None = None,
-                 limit: int = 10) -> list[tuple[str, float]]:
+                 graph: Mapping[str, float] | None = None, limit: int = 10,
+                 known: Collection[str] = ()) -> list[tuple[str, float]]:
     """:func:`rank` of candidates given as name -> parsed ranking record
-    (:func:`skillsite.index.ranking_record.parse`)."""
+    (:func:`skillsite.index.ranking_record.parse`). ``known`` are the query terms that the
+    corpus holds as a word of some name, title or tags (the engine's
+    ``known_words``): they get no typo matches."""
     sequence = tokenize(query)
     terms = list(dict.fromkeys(sequence))
     if not terms or limit <= 0:
         return []
     centrality = graph or {}
-    typos = _typos(terms, records.values())
+    typos = _typos(terms, records.values(), known)
     query_of = _Query([_Term(term, f" {term} ", f" {term}:", f" {term}",
                              len(term) >= PREFIX_MIN_CHARS, len(term) >= FUZZY_MIN_CHARS,
                              typos[term]) for term in terms],
@@ -115,14 +118,17 @@ _NAME, _TITLE, _DESCRIPTION, _TAGS, _INTENTS, _APPLIES_TO, _COMPATIBILITY, _HEAD
 _LOOSE_LINES = (_NAME, _TITLE, _TAGS)
 
 
-def _typos(terms: list[str], records: Iterable[list[str]]) -> dict[str, tuple[str, ...]]:
+def _typos(terms: list[str], records: Iterable[list[str]], known: Collection[str]
+           ) -> dict[str, tuple[str, ...]]:
     """Each term's :attr:`_Term.typos` among these records' names, titles and tags (a
-    term that begins with the query term is found by a substring test instead)."""
-    if not any(len(term) >= FUZZY_MIN_CHARS for term in terms):
+    term that begins with the query term is found by a substring test instead); none
+    for a ``known`` term."""
+    if not any(len(term) >= FUZZY_MIN_CHARS and term not in known for term in terms):
         return {term: () for term in terms}
     text = " ".join(lines[line] for lines in records for line in _LOOSE_LINES)
-    return {term: tuple(f" {token} " for token in sorted(_near(term, text))
-                        if not token.startswith(term)) for term in terms}
+    return {term: () if term in known else tuple(
+        f" {token} " for token in sorted(_near(term, text)) if not token.startswith(term))
+        for term in terms}
 
 
 def _near(term: str, text: str) -> frozenset[str]:
@@ -135,6 +141,14 @@ def _near(term: str, text: str) -> frozenset[str]:
     letters = re.escape(term[:2])
     tried = set(re.findall(f" ((?:[{letters}]|[^ ][{letters}])[^ ]*)", text))
     return frozenset(filter(partial(near_prefix, term), tried))
+
+
+def _begun(term: str, text: str) -> frozenset[str]:
+    """The terms of ``text`` that begin with ``term``, for a term of FUZZY_MIN_CHARS or
+    more: :func:`_near` without the typos."""
+    if len(term) < FUZZY_MIN_CHARS:
+        return frozenset()
+    return frozenset(re.findall(f" ({re.escape(term)}[^ ]*)", text))
 
 
 def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
@@ -218,12 +232,15 @@ _MATCHED = (("name", _NAME), ("title", _TITLE), ("description", _DESCRIPTION),
 _LOOSE = frozenset(("name", "title", "tags"))
 
 
-def matched_fields(query: str, records: Sequence[list[str]]) -> list[tuple[str, ...]]:
+def matched_fields(query: str, records: Sequence[list[str]], known: Collection[str] = ()
+                   ) -> list[tuple[str, ...]]:
     """For each of ``records`` (parsed), its fields that share a term with ``query`` (names,
-    titles and tags also by prefix or one typo)."""
+    titles and tags also by prefix, or by one typo of a term not ``known``: see
+    :func:`rank_records`)."""
     terms = list(dict.fromkeys(tokenize(query)))
     text = " ".join(lines[line] for lines in records for line in _LOOSE_LINES)
-    near = [f" {token} " for token in frozenset().union(*(_near(term, text) for term in terms))]
+    near = [f" {token} " for token in frozenset().union(*(
+        _near(term, text) if term not in known else _begun(term, text) for term in terms))]
     padded = [f" {term} " for term in terms]
     return [_matched(terms, padded, near, lines) for lines in records]
 

@@ -8,6 +8,7 @@ watches the folder, since ``dist/`` does not change under it.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -137,8 +138,9 @@ class TantivySearcher(IndexSearcher):
                                                  boost))
                    for field, boost in self._boosts.items()]
         if len(term) >= FUZZY_MIN_CHARS:
+            typo = term not in self.known_words((term,))
             for field in FUZZY_FIELDS:
-                clause = self._loose_clause(field, term)
+                clause = self._loose_clause(field, term, typo)
                 if clause is not None:
                     clauses.append((should, clause))
         if len(self._kept) >= CLAUSES_KEPT:
@@ -146,14 +148,14 @@ class TantivySearcher(IndexSearcher):
         self._kept[term] = clauses
         return clauses
 
-    def _loose_clause(self, field: str, term: str) -> tantivy.Query | None:
-        """At a constant score: the documents whose ``field`` has a word that begins with
-        ``term``, or, when the field holds no word ``term``, also one within a typo of that
-        (see :mod:`skillsite.index.fuzzy`). None when no such longer word exists."""
+    def _loose_clause(self, field: str, term: str, typo: bool) -> tantivy.Query | None:
+        """At a constant score: the documents whose ``field`` has a longer word that begins
+        with ``term``, or, for a ``typo``, also one within an edit of that (see
+        :mod:`skillsite.index.fuzzy`). None when there is no such word."""
         import tantivy
 
         query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST
-        if not self._searcher.doc_freq(field, term):
+        if typo:
             return query_of.boost_query(query_of.fuzzy_term_query(
                 self._schema, field, term, distance=1, transposition_cost_one=True,
                 prefix=True), boost)
@@ -163,6 +165,10 @@ class TantivySearcher(IndexSearcher):
             return None
         return query_of.const_score_query(
             query_of.term_set_query(self._schema, field, longer), boost)
+
+    def known_words(self, terms: Iterable[str]) -> frozenset[str]:
+        return frozenset(term for term in terms if any(
+            self._searcher.doc_freq(field, term) for field in FUZZY_FIELDS))
 
     def doc_count(self) -> int:
         return int(self._searcher.num_docs)

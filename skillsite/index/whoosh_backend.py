@@ -9,6 +9,7 @@ positions (``phrase=False``) because queries are bags of terms.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -101,6 +102,7 @@ class WhooshSearcher(IndexSearcher):
         self._searcher = index.searcher(weighting=_weighting())
         self._boosts = boosts()
         self._lexicons: dict[str, dict[str, list[str]]] = {}
+        self._word_sets: dict[str, set[str]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         from whoosh.query import Or, Term
@@ -110,25 +112,37 @@ class WhooshSearcher(IndexSearcher):
             return []
         clauses = [Term(field, term, boost=boost)
                    for term in terms for field, boost in self._boosts.items()]
+        known = self.known_words(term for term in terms if len(term) >= FUZZY_MIN_CHARS)
         for term in terms:
             if len(term) >= FUZZY_MIN_CHARS:
                 for field in FUZZY_FIELDS:
                     boost = self._boosts[field] * FUZZY_BOOST
                     clauses += [Term(field, word, boost=boost)
-                                for word in self._near(field, term)]
+                                for word in self._near(field, term, term not in known)]
         results = self._searcher.search(Or(clauses), limit=limit)
         return [str(hit[KEY_FIELD]) for hit in results]
 
-    def _near(self, field: str, term: str) -> list[str]:
-        """The longer words of ``field`` that begin with ``term``, or, when the field holds
-        no word ``term``, also those within one edit of that. One edit keeps the first or
-        the second letter of the word among the term's first two, so only those words are
-        compared."""
+    def _near(self, field: str, term: str, typo: bool) -> list[str]:
+        """The longer words of ``field`` that begin with ``term``, or, for a ``typo``, also
+        those within one edit of that. One edit keeps the first or the second letter of the
+        word among the term's first two, so only those words are compared."""
         by_letter = self._lexicon(field)
         pool = {word for letter in set(term[:2]) for word in by_letter.get(letter, ())}
-        if term in pool:
-            return sorted(word for word in pool if word != term and word.startswith(term))
-        return sorted(word for word in pool if near_prefix(term, word))
+        if typo:
+            return sorted(word for word in pool if near_prefix(term, word))
+        return sorted(word for word in pool if word != term and word.startswith(term))
+
+    def known_words(self, terms: Iterable[str]) -> frozenset[str]:
+        return frozenset(term for term in terms if any(
+            term in self._words(field) for field in FUZZY_FIELDS))
+
+    def _words(self, field: str) -> set[str]:
+        """The words of ``field``."""
+        if field not in self._word_sets:
+            self._word_sets[field] = {word for words in self._lexicon(field).values()
+                                      for word in words}
+        return self._word_sets[field]
+
     def _lexicon(self, field: str) -> dict[str, list[str]]:
         """The words of ``field`` by each of their first two letters."""
         if field not in self._lexicons:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS
 from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
@@ -143,6 +144,17 @@ class Finder:
                 self._searcher = self._open()
             return list(self._searcher.candidates(query, limit=limit))
 
+    def known_words(self, query: str) -> frozenset[str]:
+        """The query's terms that the corpus holds as a word of a name, title or tags:
+        ranking gives them no typo matches (see :func:`skillsite.index.ranking.rank_records`)."""
+        terms = [term for term in query_terms(query) if len(term) >= FUZZY_MIN_CHARS]
+        if not terms:
+            return frozenset()
+        with self._lock:
+            if self._searcher is None:
+                self._searcher = self._open()
+            return frozenset(self._searcher.known_words(terms))
+
     def _open(self) -> Any:
         from skillsite.index import BACKENDS, SearchIndexError
 
@@ -207,7 +219,8 @@ class Finder:
             names = [name for name in names
                      if (found := self.parsed(name)) is not None and filters.accepts(found[0])]
         records = self._records(names)
-        scored = rank_records(query, records, limit=len(records))
+        scored = rank_records(query, records, limit=len(records),
+                              known=self.known_words(query))
         if boosts:
             scored = [(name, round(score + _bonus(records[name], boosts), 6))
                       for name, score in scored]

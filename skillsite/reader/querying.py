@@ -98,7 +98,8 @@ class Queries:
                 browse: bool) -> SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
         matched = ([()] * len(hits) if browse
-                   else matched_fields(query, [self._finder.lines_of(skill) for skill, _ in hits]))
+                   else matched_fields(query, [self._finder.lines_of(skill) for skill, _ in hits],
+                                       self._finder.known_words(query)))
         results = tuple(
             Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(

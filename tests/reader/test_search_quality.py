@@ -102,8 +102,19 @@ def near_words(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     ("tset", {"test-runner", "testing-guide"}),  # no such word: a typo of "test", "testing"
     ("bset", {"best-practices"}),
     ("testin", {"testing-guide"})])
-def test_only_a_word_no_field_holds_gets_typo_matches(near_words: dict[str, Path], query: str,
+def test_only_a_word_no_name_title_or_tag_holds_gets_typo_matches(near_words: dict[str, Path], query: str,
                                                       expected: set[str]) -> None:
     for engine, dist in near_words.items():
         with BACKENDS[engine].open(dist / "index") as searcher:
             assert set(searcher.candidates(query)) == expected, engine
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("test", ["test-runner", "testing-guide"]), ("tset", ["test-runner", "testing-guide"]),
+    ("bset", ["best-practices"])])
+def test_search_ranks_typos_only_for_unknown_words(near_words: dict[str, Path], query: str,
+                                                  expected: list[str]) -> None:
+    for dist in near_words.values():
+        found = Library(dist).search(query).results
+        assert [hit.name for hit in found] == expected
+        assert all("name" in hit.matched for hit in found)
