@@ -55,7 +55,7 @@ class Artifacts:
         sizes = self.manifest.get("sizes")
         self.files: dict[str, str] = files if isinstance(files, dict) else {}
         self.sizes: dict[str, int] = sizes if isinstance(sizes, dict) else {}
-        self._checked: set[str] = set()
+        self._checked: dict[str, Path] = {}  # relative path -> dist/relative, checked
         self._lock = threading.Lock()
 
     @property
@@ -68,8 +68,9 @@ class Artifacts:
         it is read, and only the files a query needs are hashed, once per process. Without
         ``hash_on_read`` (a one-shot CLI query) only the size is checked: hashing the
         shards a search touches costs seconds at 100k skills."""
-        if relative in self._checked:
-            return self.dist / relative
+        known = self._checked.get(relative)
+        if known is not None:
+            return known  # queries ask for their shards every time: no new Path then
         path = self.dist / relative
         try:
             size = os.stat(path).st_size
@@ -87,7 +88,7 @@ class Artifacts:
             raise self.damaged(relative, "does not match its sha256 in the manifest "
                                "(corrupted, or from another build)")
         with self._lock:
-            self._checked.add(relative)
+            self._checked[relative] = path
         return path
 
     def require_folder(self, prefix: str) -> Path:
@@ -129,7 +130,7 @@ class Artifacts:
         if actual != expected:
             return Mismatch(relative, "sha256", expected, actual)
         with self._lock:
-            self._checked.add(relative)
+            self._checked[relative] = path
         return None
 
     def verify_or_raise(self) -> None:
