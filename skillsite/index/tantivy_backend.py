@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 WRITER_HEAP_BYTES = 128_000_000
 WRITER_THREADS = 1
-#: Terms whose queries a searcher keeps.
+#: Terms whose queries a searcher keeps, and hits whose skill names it keeps.
 CLAUSES_KEPT = 4096
+NAMES_KEPT = 100_000
 
 
 def _schema() -> tantivy.Schema:
@@ -113,6 +114,7 @@ class TantivySearcher(IndexSearcher):
         self._searcher = index.searcher()
         self._boosts = boosts()
         self._kept: dict[str, list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         import tantivy
@@ -123,7 +125,17 @@ class TantivySearcher(IndexSearcher):
         clauses = [clause for term in terms for clause in self._clauses(term)]
         hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
                                      count=False).hits
-        return [str(self._searcher.doc(address).get_first(KEY_FIELD)) for _, address in hits]
+        return [self._name(address) for _, address in hits]
+
+    def _name(self, address: tantivy.DocAddress) -> str:
+        """The skill name stored with a hit, kept: the index never changes under a reader."""
+        key = (address.segment_ord, address.doc)
+        name = self._names.get(key)
+        if name is None:
+            if len(self._names) >= NAMES_KEPT:
+                self._names.clear()
+            name = self._names[key] = str(self._searcher.doc(address).get_first(KEY_FIELD))
+        return name
 
     def _clauses(self, term: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """A term's boosted queries on every field, and its prefix and one-typo queries on
@@ -134,9 +146,11 @@ class TantivySearcher(IndexSearcher):
         import tantivy
 
         query_of, should = tantivy.Query, tantivy.Occur.Should
+        # A field without the term would add nothing to any score: no clause for it.
         clauses = [(should, query_of.boost_query(query_of.term_query(self._schema, field, term),
                                                  boost))
-                   for field, boost in self._boosts.items()]
+                   for field, boost in self._boosts.items()
+                   if self._searcher.doc_freq(field, term)]
         if len(term) >= FUZZY_MIN_CHARS:
             typo = term not in self.known_words((term,))
             for field in FUZZY_FIELDS:
