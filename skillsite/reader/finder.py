@@ -17,16 +17,15 @@ from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
-from skillsite.reader.shelf import Shelf, StoredSkill
+from skillsite.reader.shelf import Listing, Shelf, StoredSkill
 
 CANDIDATES = 50
-#: Parsed skills a Finder keeps (about 4 kB each) ...
-DOC_CACHE = 4096
+#: Listings a Finder keeps (about 1 kB each) ...
+LISTINGS_KEPT = 4096
 #: ... and ranking records (about 2 kB each) ...
 RECORDS_KEPT = 8192
 #: ... at most this many characters of each, whatever the skills' sizes.
 CHARS_KEPT = 32_000_000
-_MISSING = object()
 T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
@@ -52,7 +51,7 @@ class Filters:
         return bool(self.tags or self.applies_to or self.format or self.compatibility
                     or self.max_risk)
 
-    def accepts(self, skill: StoredSkill) -> bool:
+    def accepts(self, skill: Listing) -> bool:
         meta = skill.meta
         if self.format and skill.format != self.format:
             return False
@@ -74,7 +73,7 @@ def _overlap(wanted: Iterable[str], present: Iterable[str]) -> bool:
     return any(value.casefold() in have for value in wanted)
 
 
-def risk_of(skill: StoredSkill) -> str | None:
+def risk_of(skill: Listing) -> str | None:
     """The declared risk (Mini-A ``risk``, ongrid ``class``), or None if undeclared."""
     own = skill.meta.get("metadata") or {}
     risk = own.get("risk") if isinstance(own, dict) else None
@@ -135,8 +134,8 @@ class Finder:
         self._lock = threading.Lock()
         self._searcher: Any = None
         self._names: list[str] | None = None
-        self._docs: Kept[tuple[StoredSkill, IndexDoc] | None] = Kept(DOC_CACHE)
         self._kept_records: Kept[list[str]] = Kept(RECORDS_KEPT)
+        self._listed: Kept[Listing] = Kept(LISTINGS_KEPT)
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -174,22 +173,6 @@ class Finder:
                 self._names = self.shelf.names()
             return self._names
 
-    def parsed(self, name: str) -> tuple[StoredSkill, IndexDoc] | None:
-        """The stored skill and its ranking document, kept for the next query."""
-        known = self._docs.get(name, _MISSING)
-        if known is not _MISSING:
-            return known  # type: ignore[return-value]
-        skill = self.shelf.get(name)
-        found = (skill, index_doc(skill)) if skill is not None else None
-        self._docs.keep({name: found}, len(skill.body) if skill is not None else 0)
-        return found
-
-    def _fetch(self, names: list[str]) -> None:
-        """Parse the skills of ``names`` with one query per shard, for :meth:`parsed`."""
-        found = self.shelf.get_many(names)
-        self._docs.keep({name: (skill, index_doc(skill)) for name, skill in found.items()},
-                        sum(len(skill.body) for skill in found.values()))
-
     def exact(self, query: str) -> StoredSkill | None:
         """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
         text = query.strip()
@@ -202,23 +185,24 @@ class Finder:
 
     def ranked(self, query: str, filters: Filters, limit: int,
                boosts: Sequence[tuple[float, str, tuple[str, ...]]] = ()
-               ) -> list[tuple[StoredSkill, float]]:
+               ) -> list[tuple[Listing, float]]:
         """The best ``limit`` skills for ``query`` that pass ``filters``. ``boosts`` are
         (weight, text, fields): a skill earns weight × the share of the text's terms
         found in those of its fields (recommend's intent and applies_to).
 
         Candidates are ranked from their ranking records alone; only the skills
-        returned, or all candidates when filters need their metadata, are parsed."""
+        returned are read (without their bodies), or all candidates when filters need their
+        metadata."""
         from skillsite.index.ranking import rank_records
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
         query = with_verb_forms(query)
         names = self.candidates(query, max(wanted, limit))
         if filters:
-            self._fetch([name for name in names if name not in self._docs])
+            listed = self.listings(names)
             names = [name for name in names
-                     if (found := self.parsed(name)) is not None and filters.accepts(found[0])]
-        records = self._records(names)
+                     if (listing := listed.get(name)) is not None and filters.accepts(listing)]
+        records = self.records(names)
         scored = rank_records(query, records, limit=len(records),
                               known=self.known_words(query))
         if boosts:
@@ -226,11 +210,27 @@ class Finder:
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
         best = scored[:limit]
-        self._fetch([name for name, _ in best if name not in self._docs])
-        return [(found[0], score) for name, score in best
-                if (found := self.parsed(name)) is not None]
+        listed = self.listings([name for name, _ in best])
+        return [(listed[name], score) for name, score in best if name in listed]
 
-    def _records(self, names: list[str]) -> dict[str, list[str]]:
+    def listings(self, names: list[str]) -> dict[str, Listing]:
+        """The listings of the skills of ``names`` that exist: kept, or read in one query
+        per shard."""
+        kept = self._listed
+        found = {}
+        for name in names:  # get, not `in` then [], since another thread may empty it
+            listing = kept.get(name)
+            if listing is not None:
+                found[name] = listing
+        missing = [name for name in names if name not in found]
+        if missing:
+            read = self.shelf.listings(missing)
+            kept.keep({name: listing for name, (listing, _) in read.items()},
+                      sum(chars for _, chars in read.values()))
+            found.update((name, listing) for name, (listing, _) in read.items())
+        return found
+
+    def records(self, names: list[str]) -> dict[str, list[str]]:
         """The parsed ranking records of ``names`` that exist: kept, or read in one query
         per shard; a skill whose store holds none (an older dist/) gets one made from it."""
         kept = self._kept_records
@@ -245,18 +245,15 @@ class Finder:
             for name, record in self.shelf.ranking_records(missing).items():
                 lines = parse(record)
                 if lines is None:
-                    skill = self.parsed(name)
+                    skill = self.shelf.get(name)
                     if skill is None:
                         continue
-                    lines = lines_for(skill[1])
+                    lines = lines_for(index_doc(skill))
                 read[name] = lines
             kept.keep(read, sum(len(lines[WHOLE]) for lines in read.values()))
             found.update(read)
         return found
 
-    def lines_of(self, skill: StoredSkill) -> list[str]:
-        """The parsed ranking record of a stored skill."""
-        return self._kept_records.get(skill.name) or lines_for(index_doc(skill))
 
 
 def _bonus(lines: list[str], boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:

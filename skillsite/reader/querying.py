@@ -5,6 +5,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from skillsite.index.ranking import matched_fields
+from skillsite.index.ranking_record import WHOLE
 from skillsite.models import FORMATS
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import (
@@ -17,10 +18,12 @@ from skillsite.reader.finder import (
 )
 from skillsite.reader.results import Candidate, SearchResult
 from skillsite.reader.safe import SafeLedger
-from skillsite.reader.shelf import Shelf, StoredSkill
+from skillsite.reader.shelf import Listing, Shelf, StoredSkill
 from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
 
 MAX_QUERY_CHARS = 2000
+#: The ranking record of a skill whose store lost it meanwhile: it matches nothing.
+NO_RECORD = [""] * (WHOLE + 1)
 
 
 class Queries:
@@ -47,6 +50,7 @@ class Queries:
         if self.ledger:
             self.ledger.check_query(query)
             limit = min(limit, self.ledger.policy.search_limit)
+        hits: list[tuple[Listing, float]]
         if not query.strip():
             hits = [(skill, 0.0) for skill in self._browse(filters, limit)]
         else:
@@ -75,7 +79,7 @@ class Queries:
 
     def _ranked(self, query: str, filters: Filters, limit: int,
                 boosts: Sequence[tuple[float, str, tuple[str, ...]]]
-                ) -> list[tuple[StoredSkill, float]]:
+                ) -> list[tuple[Listing, float]]:
         hits = self._finder.ranked(query, filters, limit, boosts)
         exact = self._finder.exact(query)
         if exact is not None and filters.accepts(exact):
@@ -94,12 +98,15 @@ class Queries:
                     break
         return found
 
-    def _answer(self, query: str, limit: int, hits: list[tuple[StoredSkill, float]],
+    def _answer(self, query: str, limit: int, hits: Sequence[tuple[Listing, float]],
                 browse: bool) -> SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
-        matched = ([()] * len(hits) if browse
-                   else matched_fields(query, [self._finder.lines_of(skill) for skill, _ in hits],
-                                       self._finder.known_words(query)))
+        matched: list[tuple[str, ...]] = [()] * len(hits)
+        if not browse:
+            records = self._finder.records([skill.name for skill, _ in hits])
+            matched = matched_fields(query, [records.get(skill.name, NO_RECORD)
+                                             for skill, _ in hits],
+                                     self._finder.known_words(query))
         results = tuple(
             Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(

@@ -35,8 +35,8 @@ class Span:
 
 
 @dataclass(frozen=True)
-class StoredSkill:
-    """One skill's row of the content store."""
+class Listing:
+    """A skill's row of the content store without its body: what a search hit shows."""
 
     name: str
     path: str
@@ -45,6 +45,12 @@ class StoredSkill:
     title: str
     description: str
     meta: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class StoredSkill(Listing):
+    """One skill's row of the content store."""
+
     body: str
     sections: str                   # JSON; parsed on first use (ranking never needs it)
     files_json: str
@@ -106,6 +112,14 @@ class Shelf:
     def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
         """The skills of ``names`` that exist, by name: one query per shard."""
         return {name: _skill(row) for name, row in self._many(names, ContentStore.records).items()}
+
+    def listings(self, names: list[str]) -> dict[str, tuple[Listing, int]]:
+        """The skills of ``names`` that exist, without their bodies, and the characters
+        each row held: one query per shard."""
+        return {name: (Listing(name, path, kind, sha, title, description, json.loads(meta)),
+                       len(path) + len(title) + len(description) + len(meta))
+                for name, (_, path, kind, sha, title, description, meta)
+                in self._many(names, ContentStore.listings).items()}
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ranking records of the skills of ``names`` that exist, by name."""

@@ -66,6 +66,7 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files, terms"
+_LISTING_COLUMNS = "name, path, format, sha256, title, description, meta"
 #: The same in a shard of format 3, which has no ``terms`` (read as empty).
 _OLD_COLUMNS = _COLUMNS.replace("files, terms", "files, ''")
 
@@ -221,6 +222,11 @@ class ContentStore:
     def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
         """:meth:`record` of many names, one query per shard."""
         return self._select(names, _COLUMNS)
+
+    def listings(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
+        """:meth:`records` without the body and what follows it: ``name, path, format,
+        sha256, title, description, meta``."""
+        return self._select(names, _LISTING_COLUMNS)
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ``terms`` of the skills of ``names`` that exist, by name ("" from a shard
