@@ -12,7 +12,7 @@ Tables, the same in every shard:
   files)``, one row per skill:
 
   - ``terms``, the skill's ranking record (:mod:`skillsite.index.ranking_record`), comes second
-    so that reading it never walks the body's overflow pages (JSON in format 4);
+    so that reading it walks at most one of the body's overflow pages (JSON in format 4);
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
     ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
     fields (``metadata``) and the lint ``warnings`` of its file
@@ -53,7 +53,9 @@ from skillsite.models import SECTION_SEPARATOR, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
 CONTENT_VERSION = 5
-#: How much of a shard a reader maps into memory (all of it: shards are tens of MB).
+#: A reader maps up to this much of a shard into memory (all of it: tens of MB), not a
+#: read() per page: half the time of a ranking record on an overflow page. Safe, as a
+#: build never rewrites a published shard in place (it stages a new dist/, swaps it in).
 MMAP_BYTES = 1 << 30
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS skills (
@@ -66,7 +68,6 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files, terms"
-_LISTING_COLUMNS = "name, path, format, sha256, title, description, meta"
 #: The same in a shard of format 3, which has no ``terms`` (read as empty).
 _OLD_COLUMNS = _COLUMNS.replace("files, terms", "files, ''")
 
@@ -140,10 +141,7 @@ class ContentStore:
             if not path.is_file():
                 return None
             db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
-            # Pages read through a memory map, not a read() each: half the time of a
-            # ranking record that spills onto an overflow page. Safe because a build never
-            # rewrites a published shard in place (it stages a new dist/ and swaps it in).
-            db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+            db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")  # see MMAP_BYTES
         else:
             _unshare(path)
             db = sqlite3.connect(path, isolation_level=None)
@@ -224,9 +222,8 @@ class ContentStore:
         return self._select(names, _COLUMNS)
 
     def listings(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
-        """:meth:`records` without the body and what follows it: ``name, path, format,
-        sha256, title, description, meta``."""
-        return self._select(names, _LISTING_COLUMNS)
+        """:meth:`records` up to ``meta``: without the body and what follows it."""
+        return self._select(names, _COLUMNS[:_COLUMNS.index(", body")])
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ``terms`` of the skills of ``names`` that exist, by name ("" from a shard
