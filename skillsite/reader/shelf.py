@@ -119,7 +119,7 @@ class Shelf:
         return {name: (Listing(name, path, kind, sha, title, description, json.loads(meta)),
                        len(path) + len(title) + len(description) + len(meta))
                 for name, (_, path, kind, sha, title, description, meta)
-                in self._many(names, ContentStore.listings).items()}
+                in self._many(names, _without_bodies).items()}
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ranking records of the skills of ``names`` that exist, by name."""
@@ -162,6 +162,10 @@ class Shelf:
 
     def _damaged(self, name: str, error: Exception) -> Exception:
         return self.artifacts.damaged(f"{CONTENT}/{shard_of(name)}", f"cannot be read ({error})")
+
+
+def _without_bodies(store: ContentStore, names: list[str]) -> dict[str, tuple[Any, ...]]:
+    return store.records(names, bodies=False)
 
 
 def _skill(row: tuple[Any, ...]) -> StoredSkill:

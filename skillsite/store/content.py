@@ -53,9 +53,8 @@ from skillsite.models import SECTION_SEPARATOR, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
 CONTENT_VERSION = 5
-#: A reader maps up to this much of a shard into memory (all of it: tens of MB), not a
-#: read() per page: half the time of a ranking record on an overflow page. Safe, as a
-#: build never rewrites a published shard in place (it stages a new dist/, swaps it in).
+#: A reader maps this much of a shard (all: tens of MB), not a read() per page: half the time
+#: of a record on an overflow page. Safe: a build never rewrites a published shard in place.
 MMAP_BYTES = 1 << 30
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS skills (
@@ -217,13 +216,10 @@ class ContentStore:
         """The ``skills`` row of ``name`` (columns as in the module docstring), or None."""
         return self.records([name]).get(name)
 
-    def records(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
-        """:meth:`record` of many names, one query per shard."""
-        return self._select(names, _COLUMNS)
-
-    def listings(self, names: list[str]) -> dict[str, tuple[Any, ...]]:
-        """:meth:`records` up to ``meta``: without the body and what follows it."""
-        return self._select(names, _COLUMNS[:_COLUMNS.index(", body")])
+    def records(self, names: list[str], *, bodies: bool = True) -> dict[str, tuple[Any, ...]]:
+        """:meth:`record` of many names, one query per shard; without ``bodies``, only the
+        columns up to ``meta``."""
+        return self._select(names, _COLUMNS if bodies else _COLUMNS[:_COLUMNS.index(", body")])
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ``terms`` of the skills of ``names`` that exist, by name ("" from a shard
