@@ -1,10 +1,10 @@
 """Prefix and typo matching on names, titles and tags, the same for both engines.
 
 A query term of :data:`FUZZY_MIN_CHARS` or more also matches a name, title or tag term that
-*begins* with it: ``kube`` finds ``kubernetes``. A term that the field does not hold at all
-is taken for a typo, and matches give or take one edit (a substitution, insertion,
-deletion or swap of two neighbours): ``kuberentes`` finds ``kubernetes``. A word the field
-does hold gets no typo matches (``test`` does not find ``best``), which also keeps the
+*begins* with it: ``kube`` finds ``kubernetes``. A term that no skill's name, title or tags
+hold as a word is taken for a typo, and matches give or take one edit (a substitution,
+insertion, deletion or swap of two neighbours): ``kuberentes`` finds ``kubernetes``. A word
+they do hold gets no typo matches (``test`` does not find ``best``), which also keeps the
 candidate query small: tantivy's ``FuzzyTermQuery`` (``distance=1``,
 ``transposition_cost_one``, ``prefix=True``) for a typo, a ``TermSetQuery`` of the longer
 words otherwise. Whoosh has no prefix-fuzzy query, so its backend expands the term against
