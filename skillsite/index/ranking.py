@@ -116,6 +116,10 @@ class _Query(NamedTuple):
 # Record lines (see skillsite.index.ranking_record.FIELDS).
 _NAME, _TITLE, _DESCRIPTION, _TAGS, _INTENTS, _APPLIES_TO, _COMPATIBILITY, _HEADINGS = range(8)
 _LOOSE_LINES = (_NAME, _TITLE, _TAGS)
+# The weights, looked up once rather than for every candidate.
+_LEXICAL, _BY_NAME, _BY_TITLE, _BY_TAG, _BY_INTENT, _BY_APPLIES, _BY_COMPATIBILITY, _BY_GRAPH = (
+    WEIGHTS[signal] for signal in ("lexical", "name", "title", "tag", "intent", "applies_to",
+                                   "compatibility", "graph"))
 
 
 def _typos(terms: list[str], records: Iterable[list[str]], known: Collection[str]
@@ -206,12 +210,12 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
         return None
     share = 1 / len(query.terms)
     # The same sum, in the same order, as the signals are listed in the module docstring.
-    base = sum((WEIGHTS["lexical"] * lexical * share, WEIGHTS["name"] * by_name * share,
-                WEIGHTS["title"] * by_title * share, WEIGHTS["tag"] * by_tag * share,
-                WEIGHTS["intent"] * by_intent * share,
-                WEIGHTS["applies_to"] * by_applies * share,
-                WEIGHTS["compatibility"] * by_compatibility * share))
-    base += WEIGHTS["graph"] * min(max(float(centrality), 0.0), 1.0)
+    base = (_LEXICAL * lexical * share + _BY_NAME * by_name * share
+            + _BY_TITLE * by_title * share + _BY_TAG * by_tag * share
+            + _BY_INTENT * by_intent * share + _BY_APPLIES * by_applies * share
+            + _BY_COMPATIBILITY * by_compatibility * share)
+    if centrality:
+        base += _BY_GRAPH * min(max(float(centrality), 0.0), 1.0)
     score = base * (0.5 + 0.5 * matched * share)
     if query.width > 1 and (query.phrase in name or query.phrase in title
                             or query.phrase in description):
