@@ -1,10 +1,9 @@
 """The content store, ``content/``: each skill's sections, metadata and files.
 
-SQLite files keyed by skill name, so a reader in a fresh process fetches one skill with
-one indexed lookup instead of loading the catalog, and never parses Markdown. The store
-is split into :data:`SHARDS` files (``content/07.sqlite``; the shard is fixed by the
-name's hash, see :func:`shard_of`) so an incremental build copies and rewrites only the
-shards whose skills changed, not the whole store.
+SQLite files keyed by skill name, so a reader in a fresh process fetches one skill with one
+indexed lookup instead of loading the catalog, and never parses Markdown. The store is split
+into :data:`SHARDS` files (``content/07.sqlite``; the shard is fixed by the name's hash, see
+:func:`shard_of`) so an incremental build rewrites only the shards whose skills changed.
 
 Tables, the same in every shard:
 
@@ -13,25 +12,22 @@ Tables, the same in every shard:
 
   - ``terms``, the skill's ranking record (:mod:`skillsite.index.ranking_record`), comes second
     so that reading it walks at most one of the body's overflow pages (JSON in format 4);
-  - ``meta`` is JSON with the catalog record plus ``title``, ``intents``,
-    ``applies_to``, ``compatibility``, ``headings``, ``links``, the skill's own
-    fields (``metadata``) and the lint ``warnings`` of its file
-    (``[line, column, rule, message]`` each);
+  - ``meta`` is JSON with the catalog record plus ``title``, ``intents``, ``applies_to``,
+    ``compatibility``, ``headings``, ``links``, the skill's own fields (``metadata``) and
+    the lint ``warnings`` of its file (``[line, column, rule, message]`` each);
   - ``body`` is the text of every section, joined by a blank line;
   - ``sections`` is JSON, one ``[heading, level, start_line, end_line, offset, length]``
-    per section, where ``body[offset:offset + length]`` is the section's text and the
-    line numbers are lines of the skill's file (of the generated body for
-    ``.skill.toml`` and ``skill.json``);
+    per section, where ``body[offset:offset + length]`` is the section's text and the line
+    numbers are lines of the skill's file (of the generated body for ``.skill.toml`` and
+    ``skill.json``);
   - ``files`` is a JSON list of the supporting files, relative to the corpus root.
-
-- ``files(name, path, size, sha256, data)``, the skill's own file and its supporting
-  files, verbatim, so that ``dist/`` can serve them without the corpus: ``path`` is
-  relative to the skill's folder (``SKILL.md``, ``references/FORMS.md``; a
-  ``.skill.toml`` or Mini-A page is its own file name). Only files inside the skill's
-  folder are kept, never through a symlink out of the corpus root; ``data`` (and
-  ``sha256``) are NULL for a file over the size cap (``max-file-size``) or past the
-  per-skill total (see :mod:`skillsite.builder.files`), which is then only listed.
-
+- ``files(name, path, size, sha256, data)``, the skill's own file and its supporting files,
+  verbatim, so that ``dist/`` can serve them without the corpus: ``path`` is relative to the
+  skill's folder (``SKILL.md``, ``references/FORMS.md``; a ``.skill.toml`` or Mini-A page
+  is its own file name). Only files inside the skill's folder are kept, never through a
+  symlink out of the corpus root; ``data`` (and ``sha256``) are NULL for a file over the
+  size cap (``max-file-size``) or past the per-skill total (see
+  :mod:`skillsite.builder.files`), which is then only listed.
 - ``info(key, value)``: ``format_version`` (5; 4 kept ``terms`` as JSON, 3 had none).
 
 One row per skill, the body stored once and sections as offsets into it, is five times
@@ -114,9 +110,8 @@ def shard_of(name: str) -> str:
 
 
 class ContentStore:
-    """Read or write the store in ``folder``. Use as a context manager; writes commit on
-    exit. A shard that is a hard link (to the previous build) is copied before its first
-    write, so the previous build never changes."""
+    """Read or write the store in ``folder``, as a context manager (writes commit on exit).
+    A shard hard-linked to the previous build is copied before its first write."""
 
     def __init__(self, folder: Path, *, write: bool = False) -> None:
         self.folder = folder
