@@ -1,8 +1,7 @@
 """The content store keeps each skill's ranking record (artifact 2.3) so that ranking never
 tokenizes or parses a candidate again: the stored record must be the one made from the
 skill's own text, and a store without records (2.1), with 2.2's JSON terms, or with damaged
-ones still answers. The tantivy index keeps the same records beside the names (2.4); Whoosh
-does not, so on its dist/ every record comes from the store."""
+ones still answers."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.index import BACKENDS
 from skillsite.index.fields import field_texts
 from skillsite.index.ranking_record import record_of
 from skillsite.reader import Library
@@ -35,19 +33,6 @@ def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
         assert doc.terms, f"{skill.name} has no stored record"
         assert doc.terms == record_of(field_texts(dataclasses.replace(doc, terms=""))), \
             skill.name
-
-
-def test_the_index_keeps_the_records_the_store_keeps(dist: Path) -> None:
-    with ContentStore(dist / "content") as store:
-        names = store.names()
-        stored = store.ranking_records(names)
-    with BACKENDS["tantivy"].open(dist / "index") as searcher:
-        found = {}
-        for query in ("kubernetes", "pdf", "incident", "review", "release notes", "git"):
-            names = searcher.candidates(query, limit=100)
-            found.update(searcher.records(names))
-    assert len(found) > 10
-    assert all(found[name] == stored[name] for name in found)
 
 
 def _rewrite_terms(dist: Path, sql: str) -> None:
@@ -76,10 +61,8 @@ def _answers(dist: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
     "UPDATE skills SET terms = terms || 'x'",                # the length is not a number
     "UPDATE skills SET terms = terms || '9999999999999'",    # nor a real one
 ])
-@pytest.mark.parametrize("engine", ["tantivy", "whoosh"])
-def test_a_store_without_usable_records_answers_the_same(built: dict[str, Path], engine: str,
-                                                         tmp_path: Path, damage: str) -> None:
-    dist = built[engine]
+def test_a_store_without_usable_records_answers_the_same(dist: Path, tmp_path: Path,
+                                                         damage: str) -> None:
     copy = shutil.copytree(dist, tmp_path / "dist")
     _rewrite_terms(copy, damage)
     assert _answers(copy) == _answers(dist)
@@ -92,10 +75,9 @@ def test_a_store_without_usable_records_answers_the_same(built: dict[str, Path],
     "UPDATE skills SET terms = replace(terms, ':1 ', ':0 ')",  # would divide by zero
     "UPDATE skills SET terms = replace(terms, ' ', '')",
 ])
-@pytest.mark.parametrize("engine", ["tantivy", "whoosh"])
-def test_a_damaged_record_never_breaks_a_search(built: dict[str, Path], engine: str,
-                                                tmp_path: Path, damage: str) -> None:
-    copy = shutil.copytree(built[engine], tmp_path / "dist")
+def test_a_damaged_record_never_breaks_a_search(dist: Path, tmp_path: Path,
+                                                damage: str) -> None:
+    copy = shutil.copytree(dist, tmp_path / "dist")
     _rewrite_terms(copy, damage)
     answers = _answers(copy)
     assert len(answers) == len(QUERIES)
