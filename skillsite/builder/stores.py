@@ -61,6 +61,5 @@ class BuildStores:
             self.index.delete(payload.name)
         self.content.put_row(payload.content)
         self.content.put_files(list(payload.files))
-        self.index.add_fields(payload.name, payload.index_fields,
-                              record=payload.content[-1])  # row_of puts the record last
+        self.index.add_fields(payload.name, payload.index_fields)
         self.held[payload.name] = payload.fingerprint

@@ -51,10 +51,9 @@ class IndexWriter:
 
         self.add_fields(doc.name, field_texts(doc))
 
-    def add_fields(self, name: str, texts: dict[str, str], record: str = "") -> None:
+    def add_fields(self, name: str, texts: dict[str, str]) -> None:
         """Queue a document whose fields :func:`~skillsite.index.fields.field_texts`
-        already tokenized, for callers that tokenize in worker processes. An engine that
-        can may store its ranking ``record`` beside it (see :meth:`IndexSearcher.records`)."""
+        already tokenized, for callers that tokenize in worker processes."""
         self._check_open()
         self._adds.pop(name, None)
         self._adds[name] = texts
@@ -117,11 +116,6 @@ class IndexSearcher:
         """Return those of ``terms`` that some skill's name, title or tags hold as a word:
         they match by prefix but get no typo matches (see :mod:`skillsite.index.fuzzy`)."""
         raise NotImplementedError
-
-    def records(self, names: Iterable[str]) -> dict[str, str]:
-        """The stored ranking records of those of ``names`` that the last
-        :meth:`candidates` read along with them; none from an engine that stores none."""
-        return {}
 
     def doc_count(self) -> int:
         """Return the number of live (not deleted) skills in the index."""

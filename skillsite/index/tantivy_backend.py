@@ -8,7 +8,6 @@ watches the folder, since ``dist/`` does not change under it.
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -33,9 +32,6 @@ WRITER_THREADS = 1
 #: Terms whose queries a searcher keeps, and hits whose skill names it keeps.
 CLAUSES_KEPT = 4096
 NAMES_KEPT = 100_000
-#: A stored field beside the name: the skill's ranking record (also in the content store),
-#: so that a candidate's record comes with the name that a search reads anyway.
-RECORD_FIELD = "record"
 
 
 def _schema() -> tantivy.Schema:
@@ -43,19 +39,9 @@ def _schema() -> tantivy.Schema:
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
-    builder.add_bytes_field(RECORD_FIELD, stored=True)
     for field in TEXT_FIELDS:
         builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
     return builder.build()
-
-
-def _has_records(path: Path) -> bool:
-    """Whether the index in ``path`` stores ranking records (made by skillsite 2.4 or later)."""
-    try:
-        schema = json.loads((path / "meta.json").read_text(encoding="utf-8"))["schema"]
-        return any(field.get("name") == RECORD_FIELD for field in schema)
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return False
 
 
 def _open_index(path: Path) -> tantivy.Index:
@@ -81,7 +67,6 @@ class TantivyWriter(IndexWriter):
         self._index = index
         self._writer: tantivy.IndexWriter | None = None
         self._added: set[str] = set()
-        self._records = not replace or _has_records(path)  # an index before 2.4 has none
 
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -89,7 +74,7 @@ class TantivyWriter(IndexWriter):
                                               num_threads=WRITER_THREADS)
         return self._writer
 
-    def add_fields(self, name: str, texts: dict[str, str], record: str = "") -> None:
+    def add_fields(self, name: str, texts: dict[str, str]) -> None:
         import tantivy
 
         self._check_open()
@@ -97,8 +82,7 @@ class TantivyWriter(IndexWriter):
         if self._replace or name in self._added:  # the last add of a name wins
             writer.delete_documents_by_term(KEY_FIELD, name)
         self._added.add(name)
-        stored = {RECORD_FIELD: record.encode("utf-8")} if record and self._records else {}
-        writer.add_document(tantivy.Document(**texts, **stored, **{KEY_FIELD: name}))
+        writer.add_document(tantivy.Document(**texts, **{KEY_FIELD: name}))
 
     def delete(self, name: str) -> None:
         self._check_open()
@@ -131,7 +115,6 @@ class TantivySearcher(IndexSearcher):
         self._boosts = boosts()
         self._kept: dict[str, list[tuple[tantivy.Occur, tantivy.Query]]] = {}
         self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
-        self._fresh: dict[str, str] = {}  # name -> record, of the hits just read
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         import tantivy
@@ -142,27 +125,17 @@ class TantivySearcher(IndexSearcher):
         clauses = [clause for term in terms for clause in self._clauses(term)]
         hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
                                      count=False).hits
-        self._fresh = {}
         return [self._name(address) for _, address in hits]
 
     def _name(self, address: tantivy.DocAddress) -> str:
-        """The skill name stored with a hit, kept: the index never changes under a reader.
-        A hit read from the index leaves its stored ranking record for :meth:`records`."""
+        """The skill name stored with a hit, kept: the index never changes under a reader."""
         key = (address.segment_ord, address.doc)
         name = self._names.get(key)
         if name is None:
             if len(self._names) >= NAMES_KEPT:
                 self._names.clear()
-            doc = self._searcher.doc(address)
-            name = self._names[key] = str(doc.get_first(KEY_FIELD))
-            record = doc.get_first(RECORD_FIELD)
-            if isinstance(record, bytes):
-                self._fresh[name] = record.decode("utf-8", "replace")
+            name = self._names[key] = str(self._searcher.doc(address).get_first(KEY_FIELD))
         return name
-
-    def records(self, names: Iterable[str]) -> dict[str, str]:
-        fresh = self._fresh
-        return {name: fresh[name] for name in names if name in fresh}
 
     def _clauses(self, term: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """A term's boosted queries on every field, and its prefix and one-typo queries on

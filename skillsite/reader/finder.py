@@ -154,11 +154,6 @@ class Finder:
                 self._searcher = self._open()
             return frozenset(self._searcher.known_words(terms))
 
-    def _engine_records(self, names: list[str]) -> dict[str, str]:
-        """Those of the ranking records that the engine read with its last candidates."""
-        with self._lock:
-            return self._searcher.records(names) if self._searcher is not None else {}
-
     def _open(self) -> Any:
         from skillsite.index import BACKENDS, SearchIndexError
 
@@ -236,9 +231,8 @@ class Finder:
         return found
 
     def records(self, names: list[str]) -> dict[str, list[str]]:
-        """The parsed ranking records of ``names`` that exist: kept, or stored with the
-        engine's hits just read (tantivy), or read in one query per shard; a skill whose
-        store holds none (an older dist/) gets one made from it."""
+        """The parsed ranking records of ``names`` that exist: kept, or read in one query
+        per shard; a skill whose store holds none (an older dist/) gets one made from it."""
         kept = self._kept_records
         found = {}
         for name in names:  # get, not `in` then [], since another thread may empty it
@@ -248,11 +242,7 @@ class Finder:
         missing = [name for name in names if name not in found]
         if missing:
             read: dict[str, list[str]] = {}
-            for name, record in self._engine_records(missing).items():
-                if (lines := parse(record)) is not None:
-                    read[name] = lines
-            missing = [name for name in missing if name not in read]
-            for name, record in (self.shelf.ranking_records(missing) if missing else {}).items():
+            for name, record in self.shelf.ranking_records(missing).items():
                 lines = parse(record)
                 if lines is None:
                     skill = self.shelf.get(name)

@@ -19,8 +19,7 @@ MANIFEST = "manifest.json"
 #: records every file's size (``sizes``), so a reader checks cheaply what it reads.
 #: 2.2: the content store keeps each skill's index terms (``terms``), for ranking.
 #: 2.3: ``terms`` is a ranking record (``skillsite.index.ranking_record``) instead of JSON.
-#: 2.4: the tantivy index stores each skill's ranking record beside its name.
-ARTIFACT_VERSION = "2.4"
+ARTIFACT_VERSION = "2.3"
 
 
 def fsync_file(path: Path) -> None:
