@@ -37,7 +37,14 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import run_pagefind, stub, update_stubs
+from skillsite.site.search import (
+    build_bundles,
+    bundles_of,
+    changed_bundles,
+    place,
+    stub,
+    update_stubs,
+)
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
@@ -89,15 +96,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             if reuse and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
-        stubs = {s.slug: stub(s, s.headings) for s in skills}
-        known = _old_stubs(previous) if reuse and previous else {}
-        # The same stubs index the same: the previous bundle (linked) stays as it is.
-        same = reuse and previous is not None and known == stubs and \
-            (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
-        search = side.submit(_search, stubs, known, cache / STUB_TREE,
-                             previous / CACHE / STUB_TREE if reuse and previous else None,
-                             dist / STAGED_SEARCH, previous / "site" / "pagefind"
-                             if same and previous else None)
+        stubs = place({s.slug: stub(s, s.headings) for s in skills})
+        search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]), cache,
+                             previous if reuse else None, dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
@@ -183,23 +184,28 @@ def _fingerprint(config: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _search(stubs: dict[str, str], known: dict[str, str], tree: Path, previous: Path | None,
-            output: Path, bundle: Path | None) -> None:
-    """The stub tree, and the search bundle into ``output``: the previous ``bundle``
-    linked, or else a new one made by Pagefind."""
-    update_stubs(tree, stubs, known, previous)
-    if bundle is not None:
-        link_tree(bundle, output)
-    else:
-        run_pagefind(tree, output)
+def _search(stubs: dict[str, str], bundles: list[str], cache: Path, previous: Path | None,
+            output: Path) -> None:
+    """The stub tree in ``cache``, and the search bundles into ``output``: the previous
+    build's bundles whose stubs are the same, linked, and the others made by Pagefind."""
+    known = _old_stubs(previous) if previous is not None else {}
+    update_stubs(cache / STUB_TREE, stubs, known,
+                 previous / CACHE / STUB_TREE if previous is not None else None)
+    stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
+    build_bundles(cache / STUB_TREE, output, bundles, stale,
+                  previous / "site" / "pagefind" if previous is not None else None)
 
 
 def _old_stubs(previous: Path) -> dict[str, str]:
+    """The previous build's stubs (``bundle/slug`` -> HTML), or nothing."""
     try:
         found = json.loads((previous / CACHE / STUBS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return found if isinstance(found, dict) else {}
+    if not isinstance(found, dict) or not all(
+            isinstance(k, str) and "/" in k and isinstance(v, str) for k, v in found.items()):
+        return {}
+    return found
 
 
 def _pagefind() -> str:
