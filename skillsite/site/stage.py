@@ -124,7 +124,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         else:
             if reuse:
                 publish.prune_docs(docs, set(hashes))
-                publish.forget_outputs(site, written, plan)
+                publish.forget_outputs(site, written, set(hashes), plan)
             if sharded:
                 warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
             else:

@@ -125,6 +125,24 @@ def test_a_new_skill_builds_the_whole_tree_dirty_as_in_a_clean_build(
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
 
 
+def test_a_bundle_left_empty_is_gone_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    make_build(tmp_path)
+    gone = tmp_path / "corpus" / "wiki" / "hostile-page.md"
+    alone = bundle_of("hostile-page")
+    before = {p.name for p in (make_build(tmp_path).dist / "site" / "pagefind").iterdir()}
+    assert alone in before
+    gone.unlink()
+    result = make_build(tmp_path)
+    assert result.site.incremental
+    site = result.dist / "site"
+    assert {p.name for p in (site / "pagefind").iterdir()} == before - {alone}
+    assert not (result.dist / "site-cache" / "stubs" / alone).exists()
+    ours, theirs = _hashes(site), _hashes(make_build(tmp_path, "clean").dist / "site")
+    assert ours.keys() == theirs.keys()
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+
+
 def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[..., Any],
                                            monkeypatch: Any) -> None:
     one = _hashes(make_build(tmp_path, "one").dist / "site")
