@@ -26,9 +26,10 @@
     if (!box) return;
     // The index is in bundles (pagefind/0/, pagefind/1/...): the first holds the UI and
     // the WebAssembly, the others are merged into it.
-    var bundles = (box.dataset.bundles || "0").split(" ").map(function (name) {
+    var bundles = (box.dataset.bundles || "").split(" ").filter(Boolean).map(function (name) {
       return new URL("pagefind/" + name + "/", base);
     });
+    if (!bundles.length) { box.textContent = "No skills to search yet."; return; }
     load("link", {rel: "stylesheet", href: new URL("pagefind-ui.css", bundles[0]).href});
     load("script", {src: new URL("pagefind-ui.js", bundles[0]).href}).then(function () {
       new window.PagefindUI({element: "#skillsite-search", showImages: false,
