@@ -11,9 +11,10 @@ a stable hash of the skill's slug, each indexed by its own Pagefind run into
 bundles share the first bundle's WebAssembly, so each costs the browser only its entry,
 metadata and the chunks a query needs). An edit re-indexes only the bundles whose stubs
 changed; the others are the previous build's, linked. The site cache keeps the stubs in
-one file (``stubs.json``) and as a tree of pages, ``stubs/<n>/skills/<slug>/index.html``
-(hard links to the previous build's but for the stubs that changed). The Pagefind binary
-(PyPI ``pagefind[extended]``) is run directly, as a subprocess.
+one file (``stubs.json``); those of the bundles to index are written as pages,
+``<n>/skills/<slug>/index.html``, into a scratch folder that is removed after Pagefind (a
+tree of every stub kept in the cache cost 10k hard links on every build). The Pagefind
+binary (PyPI ``pagefind[extended]``) is run directly, as a subprocess.
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ from pathlib import Path
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
-from skillsite.site.writing import link_tree, write_new
+from skillsite.site.writing import link_tree
 
 PAGEFIND_TIMEOUT = 1800
 #: How many bundles the stubs are hashed into (empty ones are not built). Measured at 10k
@@ -61,30 +62,8 @@ def bundles_of(slugs: list[str]) -> list[str]:
 
 
 def place(stubs: dict[str, str]) -> dict[str, str]:
-    """``stubs`` (slug -> HTML) keyed by their place in the stub tree, ``bundle/slug``."""
+    """``stubs`` (slug -> HTML) keyed by their bundle too, ``bundle/slug``."""
     return {f"{bundle_of(slug)}/{slug}": html for slug, html in stubs.items()}
-
-
-def update_stubs(folder: Path, stubs: dict[str, str], known: dict[str, str],
-                 previous: Path | None) -> None:
-    """Make ``folder`` the tree of ``stubs`` (``bundle/slug`` -> HTML) Pagefind indexes: a
-    tree of hard links to ``previous`` (the previous build's, whose stubs were ``known``)
-    in which only the stubs that changed are written again (as new files) and those that
-    are gone removed, with the folders of bundles that are gone. Without a previous tree
-    every stub is written."""
-    if previous is not None and previous.is_dir():
-        link_tree(previous, folder)
-    else:
-        known = {}
-    for key, html in stubs.items():
-        if known.get(key) != html:
-            write_new(_stub_path(folder, key), html.encode("utf-8"))
-    for key in known.keys() - stubs.keys():
-        shutil.rmtree(_stub_path(folder, key).parent, ignore_errors=True)
-    used = {key.split("/", 1)[0] for key in stubs}
-    for name in os.listdir(folder) if folder.is_dir() else []:
-        if name not in used:
-            shutil.rmtree(folder / name, ignore_errors=True)
 
 
 def changed_bundles(stubs: dict[str, str], known: dict[str, str]) -> set[str]:
@@ -95,19 +74,28 @@ def changed_bundles(stubs: dict[str, str], known: dict[str, str]) -> set[str]:
     return changed
 
 
-def build_bundles(tree: Path, output: Path, bundles: list[str], stale: set[str],
-                  previous: Path | None) -> None:
+def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: list[str],
+                  stale: set[str], previous: Path | None) -> None:
     """Each bundle of ``bundles`` into ``output/<bundle>``: those in ``stale`` (or missing
-    from ``previous``, the previous build's ``pagefind/``) indexed from ``tree/<bundle>``
-    by Pagefind, the others linked from ``previous``."""
-    kept = [b for b in bundles if b not in stale and previous is not None
-            and (previous / b / "pagefind-entry.json").is_file()]
+    from ``previous``, the previous build's ``pagefind/``) indexed by Pagefind from their
+    stubs (``bundle/slug`` -> HTML) written as pages under ``scratch`` (removed after),
+    the others linked from ``previous``."""
+    kept = {b for b in bundles if b not in stale and previous is not None
+            and (previous / b / "pagefind-entry.json").is_file()}
     output.mkdir(parents=True, exist_ok=True)
     if kept and previous is not None:
-        link_tree(previous, output, tuple(sorted(set(os.listdir(previous)) - set(kept))))
-    for bundle in bundles:
-        if bundle not in kept:
-            run_pagefind(tree / bundle, output / bundle)
+        link_tree(previous, output, tuple(sorted(set(os.listdir(previous)) - kept)))
+    try:
+        for key, html in stubs.items():
+            if key.split("/", 1)[0] not in kept:
+                path = _stub_path(scratch, key)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(html.encode("utf-8"))
+        for bundle in bundles:
+            if bundle not in kept:
+                run_pagefind(scratch / bundle, output / bundle)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

@@ -1,7 +1,7 @@
 """The site stage of ``skillsite build``: the dist/ being built -> ``dist/site/``.
 
 1. Read the skills from the new dist/ (catalog, graph, content store) with their problems
-   and trust flags; their search stubs start Pagefind at once if any changed.
+   and trust flags; the search bundles whose stubs changed start Pagefind at once.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
    page shows) changed, and written as the worker processes return it; the tree of the
@@ -14,10 +14,11 @@
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
 What waits on the kernel or on other processes runs beside the rest, in three more
-threads: hard-linking the previous site, docs tree and search stubs (``cp -rl``),
-Pagefind (from the moment the skills are read) and, while a clean build's mkdocs runs in
-its own processes, the discovery artifacts. Pagefind and the discovery artifacts are
-written to staging folders inside the new dist/ and moved into ``site/`` after mkdocs.
+threads: hard-linking the previous site and docs tree (``cp -rl``), the search bundles
+(Pagefind from the moment the skills are read, on the bundles whose stubs changed) and,
+while a clean build's mkdocs runs in its own processes, the discovery artifacts. Pagefind
+and the discovery artifacts are written to staging folders inside the new dist/ and moved
+into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -37,14 +38,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import (
-    build_bundles,
-    bundles_of,
-    changed_bundles,
-    place,
-    stub,
-    update_stubs,
-)
+from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
@@ -58,8 +52,8 @@ STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
 #: The search stubs of every skill, slug -> HTML, in the site cache.
 STUBS = "stubs.json"
-#: The same stubs as pages, the tree Pagefind indexes, in the site cache.
-STUB_TREE = "stubs"
+#: Where the stubs of the bundles to index are written as pages for Pagefind.
+STAGED_STUBS = ".site-stubs"
 
 
 @dataclass
@@ -97,8 +91,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
-        search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]), cache,
-                             previous if reuse else None, dist / STAGED_SEARCH)
+        search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]),
+                             dist / STAGED_STUBS, previous if reuse else None,
+                             dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
@@ -184,15 +179,13 @@ def _fingerprint(config: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _search(stubs: dict[str, str], bundles: list[str], cache: Path, previous: Path | None,
+def _search(stubs: dict[str, str], bundles: list[str], scratch: Path, previous: Path | None,
             output: Path) -> None:
-    """The stub tree in ``cache``, and the search bundles into ``output``: the previous
-    build's bundles whose stubs are the same, linked, and the others made by Pagefind."""
+    """The search bundles into ``output``: the previous build's bundles whose stubs are
+    the same, linked, and the others made by Pagefind (their stubs written to ``scratch``)."""
     known = _old_stubs(previous) if previous is not None else {}
-    update_stubs(cache / STUB_TREE, stubs, known,
-                 previous / CACHE / STUB_TREE if previous is not None else None)
     stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
-    build_bundles(cache / STUB_TREE, output, bundles, stale,
+    build_bundles(stubs, scratch, output, bundles, stale,
                   previous / "site" / "pagefind" if previous is not None else None)
 
 

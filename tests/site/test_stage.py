@@ -137,7 +137,7 @@ def test_a_bundle_left_empty_is_gone_as_in_a_clean_build(
     assert result.site.incremental
     site = result.dist / "site"
     assert {p.name for p in (site / "pagefind").iterdir()} == before - {alone}
-    assert not (result.dist / "site-cache" / "stubs" / alone).exists()
+    assert not (result.dist / ".site-stubs").exists()      # the stubs' scratch pages
     ours, theirs = _hashes(site), _hashes(make_build(tmp_path, "clean").dist / "site")
     assert ours.keys() == theirs.keys()
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
