@@ -7,16 +7,7 @@ from dataclasses import dataclass
 
 from skillsite.models import FORMATS, Problem
 from skillsite.site.data import SiteSkill, slug_of
-from skillsite.site.markup import (
-    block,
-    front_matter,
-    heading,
-    href,
-    link,
-    table,
-    table_of,
-    table_row,
-)
+from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
 from skillsite.site.search import bundles_of
 
@@ -35,14 +26,6 @@ class Listed:
 
 def listing_pages(listed: list[Listed], problems: list[Problem]) -> dict[str, str]:
     """Every listing page, by its path in the docs tree."""
-    _ROWS.clear()
-    try:
-        return _pages(listed, problems)
-    finally:
-        _ROWS.clear()
-
-
-def _pages(listed: list[Listed], problems: list[Problem]) -> dict[str, str]:
     pages = {"index.md": _home(listed, problems),
              "skills/index.md": _all_skills(listed),
              "tags/index.md": _tags_index(listed),
@@ -111,35 +94,20 @@ def _filters(members: list[Listed]) -> str:
             'hide flagged skills</label></form>')
 
 
-#: Each skill's listing row by the link from the page to a skill page and the skill's
-#: name: a skill is on the A-Z page, its format page and its tag pages, and the tag and
-#: format pages link alike, so most rows are made once (a third of the listings' time).
-_ROWS: dict[tuple[str, str], str] = {}
-_HEADERS = ("name", "description", "format", "tags", "trust")
-
-
 def _table(here: str, members: list[Listed]) -> str:
-    prefix = href(here, "skills/x")
-    lines = []
+    rows, data = [], []
     for item in members:
-        key = (prefix, item.skill.name)
-        line = _ROWS.get(key)
-        if line is None:
-            line = _ROWS[key] = _row(here, item)
-        lines.append(line)
-    return table_of(_HEADERS, lines)
-
-
-def _row(here: str, item: Listed) -> str:
-    skill = item.skill
-    description = skill.description
-    if len(description) > MAX_DESCRIPTION:
-        description = description[:MAX_DESCRIPTION - 1] + "…"
-    cells = [link(href(here, f"skills/{skill.slug}"), skill.name), text(description),
-             text(skill.format), text(", ".join(skill.tags)), "flagged" if item.flagged else ""]
-    data = {"name": skill.name, "format": skill.format, "tags": " ".join(skill.tags).lower(),
-            "changed": str(skill.changed), "flagged": "1" if item.flagged else "0"}
-    return table_row(cells, data)
+        skill = item.skill
+        description = skill.description
+        if len(description) > MAX_DESCRIPTION:
+            description = description[:MAX_DESCRIPTION - 1] + "…"
+        rows.append([link(href(here, f"skills/{skill.slug}"), skill.name), text(description),
+                     text(skill.format), text(", ".join(skill.tags)),
+                     "flagged" if item.flagged else ""])
+        data.append({"name": skill.name, "format": skill.format,
+                     "tags": " ".join(skill.tags).lower(), "changed": str(skill.changed),
+                     "flagged": "1" if item.flagged else "0"})
+    return table(("name", "description", "format", "tags", "trust"), rows, row_data=data)
 
 
 def _by_tag(listed: list[Listed]) -> dict[str, list[Listed]]:

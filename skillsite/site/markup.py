@@ -34,22 +34,16 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
           row_data: Iterable[dict[str, str]] | None = None) -> str:
     """A table whose cells are already HTML; ``row_data`` adds data-* attributes. It has
     no class, so Material styles it; the block around it carries skillsite's classes."""
-    data = list(row_data) if row_data is not None else None
-    return table_of(headers, [table_row(row, data[number] if data is not None else {})
-                              for number, row in enumerate(rows)])
-
-
-def table_of(headers: Sequence[str], rows: Sequence[str]) -> str:
-    """A :func:`table` of rows made by :func:`table_row`."""
     head = "".join(f"<th>{text(h)}</th>" for h in headers)
-    return "\n".join(["<table>", f"<thead><tr>{head}</tr></thead>", "<tbody>", *rows,
-                      "</tbody>", "</table>"])
-
-
-def table_row(cells: Sequence[str], data: dict[str, str]) -> str:
-    """One row of a :func:`table`: HTML cells, and ``data`` as data-* attributes."""
-    extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data.items())
-    return f"<tr{extra}>" + "".join(f"<td>{cell}</td>" for cell in cells) + "</tr>"
+    data = list(row_data) if row_data is not None else None
+    lines = ["<table>",
+             f"<thead><tr>{head}</tr></thead>", "<tbody>"]
+    for number, row in enumerate(rows):
+        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data[number].items()) \
+            if data is not None else ""
+        lines.append(f"<tr{extra}>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>")
+    lines += ["</tbody>", "</table>"]
+    return "\n".join(lines)
 
 
 def block(inner: str, css: str = "") -> str:

@@ -34,7 +34,7 @@ from skillsite.site.writing import link_tree
 PAGEFIND_TIMEOUT = 1800
 #: How many bundles the stubs are hashed into (empty ones are not built). Measured at 10k
 #: skills: 1, 4, 8 and 16 bundles download 195, 244, 307 and 438 KB for a first query,
-#: and the first result took 0.9 s up to 8 (the merges hide in the UI's debounce), 1.4 s
+#: and the first result took 0.9 s up to 8 (the merges overlap the UI's own loading), 1.4 s
 #: at 16 (the UI merges bundles one after another).
 BUNDLES = 8
 

@@ -50,7 +50,7 @@ MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
 STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
-#: The search stubs of every skill, slug -> HTML, in the site cache.
+#: The search stubs of every skill, ``bundle/slug`` -> HTML, in the site cache.
 STUBS = "stubs.json"
 #: Where the stubs of the bundles to index are written as pages for Pagefind.
 STAGED_STUBS = ".site-stubs"

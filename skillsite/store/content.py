@@ -274,11 +274,6 @@ class ContentStore:
         rows = self._rows(name, "SELECT files FROM skills WHERE name = ?")
         return list(json.loads(rows[0][0])) if rows else []
 
-    def metas_and_files(self, names: list[str]) -> dict[str, tuple[Any, Any]]:
-        """:meth:`meta` and :meth:`files` of many names, 900 (SQLite's old limit) a query."""
-        return {r[0]: (json.loads(r[1]), json.loads(r[2])) for i in range(0, len(names), 900)
-                for r in self._select(names[i:i + 900], "name, meta, files").values()}
-
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
         rows = [row for shard, db in self._shards()
