@@ -1,7 +1,7 @@
 """Benchmark the catalog site (``dist/site/``) at several corpus sizes.
 
     python bench/bench_site.py [--sizes 1000,10000] [--jobs 2] [--peer-sizes 1000]
-                               [--workdir DIR]
+                               [--workdir DIR] [--curve 1000,2000,5000] [--extrapolate N]
 
 For each size it generates the synthetic corpus of ``bench/generate.py``, then reports:
 
@@ -16,6 +16,9 @@ For each size it generates the synthetic corpus of ``bench/generate.py``, then r
   downloads, then for a common term (``review``, in most skills) and a rare one (a skill's
   name) the bytes the first query downloads and the time to its first result (a fresh
   browser context each, so nothing is cached);
+- with ``--curve``: a clean build at more sizes, and a least-squares line through every
+  clean build (whole build, site stage, CPU, peak memory of the largest process) taken
+  to ``--extrapolate`` skills (100k);
 - with ``--peer-sizes``: the same pages built by plain mkdocs-material with Material's
   built-in search (``plugins: [search]``), its build time, memory, index size and first
   query, side by side.
@@ -97,12 +100,20 @@ def _query(browser: Any, url: str, fill: str, wait: str, term: str,
     sizes.clear()
     if open_search:
         page.locator(open_search).first.click()
+    # The page's own clock marks when the first result is in the DOM; Playwright's wait
+    # adds its round trips to the browser (about 0.3 s on this machine).
+    page.evaluate("""(wait) => { window.__hit = null; new MutationObserver(() => {
+        if (window.__hit === null && document.querySelector(wait))
+          window.__hit = performance.now(); }).observe(document.body,
+        {subtree: true, childList: true}); window.__start = performance.now(); }""", wait)
     started = time.perf_counter()
     page.fill(fill, term)
     page.wait_for_selector(wait, timeout=120_000)
     first = time.perf_counter() - started
+    in_page = page.evaluate("window.__hit - window.__start") / 1000
     page.wait_for_load_state("networkidle")
-    result = {"page_kb": loaded / 1024, "query_kb": sum(sizes) / 1024, "first_result_s": first}
+    result = {"page_kb": loaded / 1024, "query_kb": sum(sizes) / 1024, "first_result_s": first,
+              "in_page_s": in_page}
     context.close()
     return result
 
@@ -154,19 +165,29 @@ def main() -> None:
     parser.add_argument("--peer-sizes", default="1000")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--curve", default="", help="sizes that get a clean build only, "
+                        "fitted with those of --sizes (e.g. 1000,2000,5000)")
+    parser.add_argument("--extrapolate", type=int, default=100_000,
+                        help="the size the fitted curve is taken to (with --curve)")
     args = parser.parse_args()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="bench-site-"))
     peers = {int(s) for s in args.peer_sizes.split(",") if s}
-    for count in (int(s) for s in args.sizes.split(",")):
+    full = [int(s) for s in args.sizes.split(",") if s]
+    curve = [int(s) for s in args.curve.split(",") if s]
+    points: list[tuple[int, dict[str, Any]]] = []
+    for count in sorted(set(full) | set(curve)):
         corpus, dist = work / f"corpus-{count}", work / f"dist-{count}"
         if not corpus.exists():
             generate(corpus, count)
         print(f"== {count} skills (load average {os.getloadavg()[0]:.1f})", flush=True)
         clean = _build(corpus, dist, args.jobs, clean=True)
+        points.append((count, clean))
         size, files = _size(dist / "site")
         print(f"clean build: {clean['seconds']:.1f} s (CPU {clean['cpu_s']:.1f} s), site stage {clean['site_s']:.1f} s, "
               f"peak {clean['rss_mb']:.0f} MB (largest child {clean['children_rss_mb']:.0f} MB)"
               f"; site {size / 2**20:.1f} MB in {files} files", flush=True)
+        if count not in full:
+            continue
         for label, edit in (("body", _edit_one), ("description", _edit_description)):
             edit(corpus)
             load = os.getloadavg()[0]
@@ -178,7 +199,8 @@ def main() -> None:
         for label, figures in _search_figures(dist / "site", rare).items():
             print(f"pagefind, {label} term: home page {figures['page_kb']:.0f} KB; first query "
                   f"{figures['query_kb']:.0f} KB, first result in "
-                  f"{figures['first_result_s']:.2f} s", flush=True)
+                  f"{figures['in_page_s']:.2f} s (Playwright saw it at "
+                  f"{figures['first_result_s']:.2f} s)", flush=True)
         if count in peers:
             peer = _peer(dist, work / f"peer-{count}")
             print(f"peer (mkdocs-material + its search, same pages): build {peer['seconds']:.1f} s,"
@@ -187,6 +209,29 @@ def main() -> None:
                 print(f"peer, {label} term: page {figures['page_kb']:.0f} KB; first query "
                       f"{figures['query_kb']:.0f} KB, first result in "
                       f"{figures['first_result_s']:.2f} s", flush=True)
+
+    if curve and len(points) > 1:
+        _fit(points, args.extrapolate)
+
+
+def _fit(points: list[tuple[int, dict[str, Any]]], target: int) -> None:
+    """A least-squares line through the clean builds, taken to ``target`` skills."""
+    figures = {"whole build (s)": [p["seconds"] for _, p in points],
+               "site stage (s)": [p["site_s"] for _, p in points],
+               "CPU (s)": [p["cpu_s"] for _, p in points],
+               "peak, largest process (MB)": [max(p["rss_mb"], p["children_rss_mb"])
+                                              for _, p in points]}
+    xs = [float(n) for n, _ in points]
+    mean_x = sum(xs) / len(xs)
+    print(f"== fitted over {', '.join(str(n) for n, _ in points)} skills, taken to {target}")
+    for label, ys in figures.items():
+        mean_y = sum(ys) / len(ys)
+        slope = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys)) / \
+            sum((x - mean_x) ** 2 for x in xs)
+        at = mean_y + slope * (target - mean_x)
+        worst = max(abs(y - (mean_y + slope * (x - mean_x))) for x, y in zip(xs, ys))
+        print(f"{label}: {slope * 1000:.2f} per 1000 skills, {at:.0f} at {target} "
+              f"(largest miss of the line {worst:.1f})", flush=True)
 
 
 if __name__ == "__main__":

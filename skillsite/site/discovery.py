@@ -123,6 +123,17 @@ def write_artifact(site: Path, artifact: Artifact) -> str:
 
 
 def write_index(site: Path, entries: list[dict[str, str]]) -> None:
+    """The index of ``entries``; the artifacts of skills that are gone (linked from the
+    previous build's site) are removed."""
     document = {"$schema": SCHEMA, "skills": sorted(entries, key=lambda e: e["name"])}
     write_if_changed(site / INDEX_DIR / "index.json",
                      json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    wanted = {e["url"] for e in entries} | {"index.json"}
+    folder = site / INDEX_DIR
+    for parent, dirs, names in os.walk(folder, topdown=False):
+        for name in names:
+            path = os.path.join(parent, name)
+            if os.path.relpath(path, folder).replace(os.sep, "/") not in wanted:
+                os.unlink(path)
+        if parent != str(folder) and not os.listdir(parent):
+            os.rmdir(parent)

@@ -9,6 +9,7 @@ from skillsite.models import FORMATS, Problem
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
+from skillsite.site.search import bundles_of
 
 MAX_DESCRIPTION = 240
 TOP_TAGS = 20
@@ -52,6 +53,7 @@ def _home(listed: list[Listed], problems: list[Problem]) -> str:
                     for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_TAGS])
     recent = sorted(listed, key=lambda i: (-i.skill.changed, i.skill.name))[:RECENT]
     errors = sum(p.severity == "error" for p in problems)
+    bundles = " ".join(bundles_of([item.skill.slug for item in listed]))
     summary = (f"<p>{len(listed)} skills published. Lint: {errors} errors, "
                f"{len(problems) - errors} warnings (see {link('problems/', 'the problems page')})."
                f" Flagged: {sum(i.flagged for i in listed)} skills. Machine-readable: "
@@ -59,7 +61,8 @@ def _home(listed: list[Listed], problems: list[Problem]) -> str:
                f"{link('.well-known/agent-skills/index.json', 'agent skills index')}.</p>")
     return "\n".join([
         heading(1, "Skills catalog"),
-        block('<div id="skillsite-search"></div>', "skillsite-search-box"),
+        block(f'<div id="skillsite-search" data-bundles="{attr(bundles)}"></div>',
+              "skillsite-search-box"),
         block(summary + f"<p>{link('skills/', 'Browse every skill, A-Z')}</p>"),
         heading(2, "Formats"), block(counts), heading(2, "Dialects"), block(dialect_rows),
         heading(2, "Top tags"), block(f"<p>{top or 'No tags yet.'}</p>"),

@@ -70,10 +70,11 @@ def prune_docs(docs: Path, wanted: set[str]) -> None:
                 os.unlink(os.path.join(folder, name))
 
 
-def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:
+def forget_outputs(site: Path, written: set[str], pages: set[str], plan: Plan) -> None:
     """Before a dirty mkdocs build over the hard-linked previous site: remove the outputs
     mkdocs will write again (so it never writes through a link into the previous build)
-    and the pages of skills that are gone."""
+    and the pages of skills, tags and formats that are gone (``pages``: every docs path
+    of this build)."""
     for path in written:
         output = path[:-len("index.md")] + "index.html" if path.endswith("index.md") else path
         (site / output).unlink(missing_ok=True)
@@ -86,8 +87,7 @@ def forget_outputs(site: Path, written: set[str], plan: Plan) -> None:
             shutil.rmtree(folder)
     for section in ("tags", "formats"):
         for folder in (site / section).iterdir() if (site / section).is_dir() else ():
-            if folder.is_dir() and f"{section}/{folder.name}/index.md" not in written \
-                    and not (site / section / folder.name / "index.html").exists():
+            if folder.is_dir() and f"{section}/{folder.name}/index.md" not in pages:
                 shutil.rmtree(folder)
 
 

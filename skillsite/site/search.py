@@ -1,29 +1,42 @@
-"""The search bundle: Pagefind over trimmed pages.
+"""The search: Pagefind over trimmed pages, in bundles that an edit re-indexes one at a time.
 
 Pagefind does not index the rendered pages: it indexes one small stub per skill (its
 name, title, description, tags and headings), at the same URL as the skill's page. At 10k
 skills this keeps the first query's download and the indexer's memory small (see the
-README's figures). The site cache keeps the stubs in one file (``stubs.json``) and as a tree of pages
-(``stubs/``, hard links to the previous build's but for the stubs that changed). A build
-whose stubs are the previous build's keeps the previous bundle; any other runs the
-Pagefind binary (PyPI ``pagefind[extended]``) over the tree as a subprocess. (Pagefind has
-no incremental mode: it indexes the 10k stubs again, 4-9 s here, beside the rest of the
-build.)
+README's figures).
+
+Pagefind has no incremental mode, so the stubs are split into :data:`BUNDLES` bundles by
+a stable hash of the skill's slug, each indexed by its own Pagefind run into
+``pagefind/<n>/``; the browser joins them with Pagefind UI's ``mergeIndex`` (the merged
+bundles share the first bundle's WebAssembly, so each costs the browser only its entry,
+metadata and the chunks a query needs). An edit re-indexes only the bundles whose stubs
+changed; the others are the previous build's, linked. The site cache keeps the stubs in
+one file (``stubs.json``); those of the bundles to index are written as pages,
+``<n>/skills/<slug>/index.html``, into a scratch folder that is removed after Pagefind (a
+tree of every stub kept in the cache cost 10k hard links on every build). The Pagefind
+binary (PyPI ``pagefind[extended]``) is run directly, as a subprocess.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
-from skillsite.site.writing import link_tree, write_new
+from skillsite.site.writing import link_tree
 
 PAGEFIND_TIMEOUT = 1800
+#: How many bundles the stubs are hashed into (empty ones are not built). Measured at 10k
+#: skills: 1, 4, 8 and 16 bundles download 195, 244, 307 and 438 KB for a first query,
+#: and the first result took 0.9 s up to 8 (the merges overlap the UI's own loading), 1.4 s
+#: at 16 (the UI merges bundles one after another).
+BUNDLES = 8
 
 
 def stub(skill: SiteSkill, headings: list[str]) -> str:
@@ -37,28 +50,59 @@ def stub(skill: SiteSkill, headings: list[str]) -> str:
             "</main></body></html>")
 
 
-def update_stubs(folder: Path, stubs: dict[str, str], known: dict[str, str],
-                 previous: Path | None) -> None:
-    """Make ``folder`` the tree of ``stubs`` (slug -> HTML) Pagefind indexes: a tree of
-    hard links to ``previous`` (the previous build's, whose stubs were ``known``) in
-    which only the stubs that changed are written again (as new files) and those that
-    are gone removed. Without a previous tree every stub is written."""
-    if previous is not None and previous.is_dir():
-        link_tree(previous, folder)
-    else:
-        known = {}
-    for slug, html in stubs.items():
-        if known.get(slug) != html:
-            write_new(folder / "skills" / slug / "index.html", html.encode("utf-8"))
-    for slug in known.keys() - stubs.keys():
-        shutil.rmtree(folder / "skills" / slug, ignore_errors=True)
+def bundle_of(slug: str) -> str:
+    """The bundle (a folder name under ``pagefind/``) that indexes the skill ``slug``."""
+    digest = hashlib.sha256(slug.encode("utf-8")).digest()
+    return str(int.from_bytes(digest[:4], "big") % BUNDLES)
+
+
+def bundles_of(slugs: list[str]) -> list[str]:
+    """The bundles that index ``slugs``, the first one first (it holds Pagefind's UI)."""
+    return sorted({bundle_of(slug) for slug in slugs}, key=int)
+
+
+def place(stubs: dict[str, str]) -> dict[str, str]:
+    """``stubs`` (slug -> HTML) keyed by their bundle too, ``bundle/slug``."""
+    return {f"{bundle_of(slug)}/{slug}": html for slug, html in stubs.items()}
+
+
+def changed_bundles(stubs: dict[str, str], known: dict[str, str]) -> set[str]:
+    """The bundles whose stubs (``bundle/slug`` -> HTML) are not those ``known``."""
+    changed = {key.split("/", 1)[0] for key in stubs.keys() ^ known.keys()}
+    changed |= {key.split("/", 1)[0] for key in stubs.keys() & known.keys()
+                if stubs[key] != known[key]}
+    return changed
+
+
+def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: list[str],
+                  stale: set[str], previous: Path | None) -> None:
+    """Each bundle of ``bundles`` into ``output/<bundle>``: those in ``stale`` (or missing
+    from ``previous``, the previous build's ``pagefind/``) indexed by Pagefind from their
+    stubs (``bundle/slug`` -> HTML) written as pages under ``scratch`` (removed after),
+    the others linked from ``previous``."""
+    kept = {b for b in bundles if b not in stale and previous is not None
+            and (previous / b / "pagefind-entry.json").is_file()}
+    output.mkdir(parents=True, exist_ok=True)
+    if kept and previous is not None:
+        link_tree(previous, output, tuple(sorted(set(os.listdir(previous)) - kept)))
+    try:
+        for key, html in stubs.items():
+            if key.split("/", 1)[0] not in kept:
+                path = _stub_path(scratch, key)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(html.encode("utf-8"))
+        for bundle in bundles:
+            if bundle not in kept:
+                run_pagefind(scratch / bundle, output / bundle)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:
-    """Index ``stubs`` into ``output`` (the site's ``pagefind/`` folder)."""
+    """Index ``stubs`` into ``output`` (one bundle)."""
     shutil.rmtree(output, ignore_errors=True)
-    command = [sys.executable, "-m", "pagefind", "--site", str(stubs), "--output-path",
-               str(output), "--force-language", "en", "--silent"]
+    command = [*_pagefind_command(), "--site", str(stubs), "--output-path", str(output),
+               "--force-language", "en", "--silent"]
     try:
         done = subprocess.run(command, capture_output=True, text=True,
                               timeout=PAGEFIND_TIMEOUT, env={**os.environ, "NO_COLOR": "1"})
@@ -69,3 +113,24 @@ def run_pagefind(stubs: Path, output: Path) -> None:
         detail = (done.stderr or done.stdout).strip().splitlines()[-3:]
         raise SiteError("the search index (Pagefind) failed: " + " / ".join(detail)
                         + "; dist/ was not changed")
+
+
+@lru_cache(maxsize=1)
+def _pagefind_command() -> tuple[str, ...]:
+    """Pagefind's binary itself (``python -m pagefind`` costs 0.4 s more a run, in
+    Python starting up and importing Pagefind's Python API), or ``python -m pagefind``
+    where the binary cannot be found."""
+    try:
+        from pagefind.service import get_executable
+
+        found = get_executable()
+    except Exception:  # an old or broken Pagefind package: let `python -m pagefind` say
+        found = None
+    if found is not None and os.access(found, os.X_OK):
+        return (str(found),)
+    return (sys.executable, "-m", "pagefind")
+
+
+def _stub_path(folder: Path, key: str) -> Path:
+    bundle, slug = key.split("/", 1)
+    return folder / bundle / "skills" / slug / "index.html"

@@ -1,7 +1,7 @@
 """The site stage of ``skillsite build``: the dist/ being built -> ``dist/site/``.
 
 1. Read the skills from the new dist/ (catalog, graph, content store) with their problems
-   and trust flags; their search stubs start Pagefind at once if any changed.
+   and trust flags; the search bundles whose stubs changed start Pagefind at once.
 2. Write the docs tree (Markdown with HTML blocks) in ``site-cache/docs/``. A skill page is
    rendered again only when its key (the skill's bytes, its files and everything else the
    page shows) changed, and written as the worker processes return it; the tree of the
@@ -14,10 +14,11 @@
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
 What waits on the kernel or on other processes runs beside the rest, in three more
-threads: hard-linking the previous site, docs tree and search stubs (``cp -rl``),
-Pagefind (from the moment the skills are read) and, while a clean build's mkdocs runs in
-its own processes, the discovery artifacts. Pagefind and the discovery artifacts are
-written to staging folders inside the new dist/ and moved into ``site/`` after mkdocs.
+threads: hard-linking the previous site and docs tree (``cp -rl``), the search bundles
+(Pagefind from the moment the skills are read, on the bundles whose stubs changed) and,
+while a clean build's mkdocs runs in its own processes, the discovery artifacts. Pagefind
+and the discovery artifacts are written to staging folders inside the new dist/ and moved
+into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import run_pagefind, stub, update_stubs
+from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 
@@ -49,10 +50,10 @@ MAX_MKDOCS_WORKERS = 4
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
 STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
-#: The search stubs of every skill, slug -> HTML, in the site cache.
+#: The search stubs of every skill, ``bundle/slug`` -> HTML, in the site cache.
 STUBS = "stubs.json"
-#: The same stubs as pages, the tree Pagefind indexes, in the site cache.
-STUB_TREE = "stubs"
+#: Where the stubs of the bundles to index are written as pages for Pagefind.
+STAGED_STUBS = ".site-stubs"
 
 
 @dataclass
@@ -89,15 +90,10 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
             if reuse and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
-        stubs = {s.slug: stub(s, s.headings) for s in skills}
-        known = _old_stubs(previous) if reuse and previous else {}
-        # The same stubs index the same: the previous bundle (linked) stays as it is.
-        same = reuse and previous is not None and known == stubs and \
-            (previous / "site" / "pagefind" / "pagefind-ui.js").is_file()
-        search = side.submit(_search, stubs, known, cache / STUB_TREE,
-                             previous / CACHE / STUB_TREE if reuse and previous else None,
-                             dist / STAGED_SEARCH, previous / "site" / "pagefind"
-                             if same and previous else None)
+        stubs = place({s.slug: stub(s, s.headings) for s in skills})
+        search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]),
+                             dist / STAGED_STUBS, previous if reuse else None,
+                             dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
@@ -123,7 +119,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         else:
             if reuse:
                 publish.prune_docs(docs, set(hashes))
-                publish.forget_outputs(site, written, plan)
+                publish.forget_outputs(site, written, set(hashes), plan)
             if sharded:
                 warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
             else:
@@ -183,23 +179,26 @@ def _fingerprint(config: Path) -> str:
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
-def _search(stubs: dict[str, str], known: dict[str, str], tree: Path, previous: Path | None,
-            output: Path, bundle: Path | None) -> None:
-    """The stub tree, and the search bundle into ``output``: the previous ``bundle``
-    linked, or else a new one made by Pagefind."""
-    update_stubs(tree, stubs, known, previous)
-    if bundle is not None:
-        link_tree(bundle, output)
-    else:
-        run_pagefind(tree, output)
+def _search(stubs: dict[str, str], bundles: list[str], scratch: Path, previous: Path | None,
+            output: Path) -> None:
+    """The search bundles into ``output``: the previous build's bundles whose stubs are
+    the same, linked, and the others made by Pagefind (their stubs written to ``scratch``)."""
+    known = _old_stubs(previous) if previous is not None else {}
+    stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
+    build_bundles(stubs, scratch, output, bundles, stale,
+                  previous / "site" / "pagefind" if previous is not None else None)
 
 
 def _old_stubs(previous: Path) -> dict[str, str]:
+    """The previous build's stubs (``bundle/slug`` -> HTML), or nothing."""
     try:
         found = json.loads((previous / CACHE / STUBS).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return found if isinstance(found, dict) else {}
+    if not isinstance(found, dict) or not all(
+            isinstance(k, str) and "/" in k and isinstance(v, str) for k, v in found.items()):
+        return {}
+    return found
 
 
 def _pagefind() -> str:

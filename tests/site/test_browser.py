@@ -36,6 +36,22 @@ def test_search_finds_a_skill_and_leads_to_its_page(page: Any, base_url: str) ->
     assert page.console_errors == []
 
 
+def test_search_reaches_every_bundle(page: Any, base_url: str, site: Path) -> None:
+    """The index is in several bundles merged by the UI: each skill is found by its name,
+    whichever bundle holds it, and the result links to its page."""
+    from skillsite.site.search import bundle_of
+
+    names = [s["name"] for s in json.loads((site / "catalog.json").read_text())["skills"]]
+    assert len({bundle_of(name) for name in names}) > 2
+    _open(page, base_url)
+    for name in names:
+        page.fill("#skillsite-search input", name)
+        hit = page.locator(".pagefind-ui__result-link", has_text=name)
+        hit.first.wait_for(timeout=10_000)
+        assert hit.first.get_attribute("href") == f"/skills/{name}/"
+    assert page.console_errors == []
+
+
 def test_skill_page_shows_metadata_and_working_links(page: Any, base_url: str,
                                                      artifacts: Path) -> None:
     _open(page, base_url + "skills/alpha-guide/")

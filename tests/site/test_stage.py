@@ -10,6 +10,7 @@ from typing import Any, Callable
 from click.testing import CliRunner
 
 from skillsite.cli import main
+from skillsite.site.search import bundle_of
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "site" / "corpus"
 
@@ -41,17 +42,32 @@ def test_one_skill_change_renders_one_page(tmp_path: Path, make_build: Callable[
     assert unchanged and all(after[p] == before[p] for p in unchanged)
 
 
-def test_search_is_indexed_again_only_when_a_stub_changed(
+def test_search_is_indexed_again_only_where_a_stub_changed(
         tmp_path: Path, make_build: Callable[..., Any]) -> None:
-    def entry_inode(result: Any) -> int:
-        return (result.dist / "site" / "pagefind" / "pagefind-entry.json").stat().st_ino
+    """The index is in bundles by skill; an edit re-indexes only the edited skill's."""
+    def entry_inodes(result: Any) -> dict[str, int]:
+        return {bundle.name: (bundle / "pagefind-entry.json").stat().st_ino
+                for bundle in (result.dist / "site" / "pagefind").iterdir()}
 
-    first = entry_inode(make_build(tmp_path))
+    first = entry_inodes(make_build(tmp_path))
+    assert len(first) > 2
     _edit(tmp_path / "corpus")      # the body only: name, description, headings as they were
-    assert entry_inode(make_build(tmp_path)) == first       # the previous bundle, linked
+    assert entry_inodes(make_build(tmp_path)) == first      # the previous bundles, linked
     skill = tmp_path / "corpus" / "skills" / "alpha-guide" / "SKILL.md"
     skill.write_text(skill.read_text().replace("description: ", "description: Renamed. ", 1))
-    assert entry_inode(make_build(tmp_path)) != first       # indexed again
+    again = entry_inodes(make_build(tmp_path))
+    assert again.keys() == first.keys()
+    assert [b for b in first if again[b] != first[b]] == [bundle_of("alpha-guide")]
+
+
+def test_home_page_names_every_bundle(tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """The search box merges exactly the bundles built (each one a whole Pagefind index)."""
+    site = make_build(tmp_path).dist / "site"
+    home = (site / "index.html").read_text()
+    named = home.split('data-bundles="', 1)[1].split('"', 1)[0].split()
+    assert named == sorted((p.name for p in (site / "pagefind").iterdir()), key=int)
+    assert all((site / "pagefind" / b / "pagefind-entry.json").is_file() for b in named)
+    assert (site / "pagefind" / named[0] / "pagefind-ui.js").is_file()
 
 
 def test_incremental_equals_clean(tmp_path: Path, make_build: Callable[..., Any]) -> None:
@@ -89,7 +105,8 @@ def test_description_edit_shows_everywhere_as_in_a_clean_build(
     ours, theirs = _hashes(site), _hashes(clean)
     assert ours.keys() == theirs.keys()
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
-    assert any(p.startswith("pagefind/fragment/") for p in ours)   # the search compared too
+    searched = {p.split("/")[1] for p in ours if p.startswith("pagefind/") and "/fragment/" in p}
+    assert len(searched) > 1                    # the search compared too, in several bundles
 
 
 def test_a_new_skill_builds_the_whole_tree_dirty_as_in_a_clean_build(
@@ -105,6 +122,24 @@ def test_a_new_skill_builds_the_whole_tree_dirty_as_in_a_clean_build(
     ours = _hashes(result.dist / "site")
     theirs = _hashes(make_build(tmp_path, "clean").dist / "site")
     assert ours.keys() == theirs.keys() and "skills/epsilon-new/index.html" in ours
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+
+
+def test_a_bundle_left_empty_is_gone_as_in_a_clean_build(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    make_build(tmp_path)
+    gone = tmp_path / "corpus" / "wiki" / "hostile-page.md"
+    alone = bundle_of("hostile-page")
+    before = {p.name for p in (make_build(tmp_path).dist / "site" / "pagefind").iterdir()}
+    assert alone in before
+    gone.unlink()
+    result = make_build(tmp_path)
+    assert result.site.incremental
+    site = result.dist / "site"
+    assert {p.name for p in (site / "pagefind").iterdir()} == before - {alone}
+    assert not (result.dist / ".site-stubs").exists()      # the stubs' scratch pages
+    ours, theirs = _hashes(site), _hashes(make_build(tmp_path, "clean").dist / "site")
+    assert ours.keys() == theirs.keys()
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
 
 

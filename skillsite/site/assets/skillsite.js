@@ -24,11 +24,20 @@
   function search() {
     var box = document.getElementById("skillsite-search");
     if (!box) return;
-    load("link", {rel: "stylesheet", href: new URL("pagefind/pagefind-ui.css", base).href});
-    load("script", {src: new URL("pagefind/pagefind-ui.js", base).href}).then(function () {
+    // The index is in bundles (pagefind/0/, pagefind/1/...): the first holds the UI and
+    // the WebAssembly, the others are merged into it.
+    var bundles = (box.dataset.bundles || "").split(" ").filter(Boolean).map(function (name) {
+      return new URL("pagefind/" + name + "/", base);
+    });
+    if (!bundles.length) { box.textContent = "No skills to search yet."; return; }
+    load("link", {rel: "stylesheet", href: new URL("pagefind-ui.css", bundles[0]).href});
+    load("script", {src: new URL("pagefind-ui.js", bundles[0]).href}).then(function () {
       new window.PagefindUI({element: "#skillsite-search", showImages: false,
-                             bundlePath: new URL("pagefind/", base).pathname,
-                             baseUrl: base.pathname, pageSize: 10, resetStyles: false});
+                             bundlePath: bundles[0].pathname, baseUrl: base.pathname,
+                             mergeIndex: bundles.slice(1).map(function (url) {
+                               return {bundlePath: url.pathname, baseUrl: base.pathname};
+                             }),
+                             pageSize: 10, resetStyles: false});
       var params = new URLSearchParams(location.search);
       var input = box.querySelector("input");
       if (input && params.get("search")) {
