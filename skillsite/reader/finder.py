@@ -255,7 +255,6 @@ class Finder:
         return found
 
 
-
 def _bonus(lines: list[str], boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
     total = 0.0
     for weight, text, fields in boosts:
