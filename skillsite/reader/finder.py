@@ -117,6 +117,15 @@ class Kept(dict[str, T]):
         self.count = count
         self.chars = 0
 
+    def split(self, names: list[str]) -> tuple[dict[str, T], list[str]]:
+        """The entries kept for ``names``, and the names that have none."""
+        found = {}
+        for name in names:  # get, not `in` then [], since another thread may empty it
+            value = self.get(name)
+            if value is not None:
+                found[name] = value
+        return found, [name for name in names if name not in found]
+
     def keep(self, entries: dict[str, T], chars: int) -> None:
         if len(self) + len(entries) > self.count or self.chars + chars > CHARS_KEPT:
             self.clear()
@@ -217,12 +226,7 @@ class Finder:
         """The listings of the skills of ``names`` that exist: kept, or read in one query
         per shard."""
         kept = self._listed
-        found = {}
-        for name in names:  # get, not `in` then [], since another thread may empty it
-            listing = kept.get(name)
-            if listing is not None:
-                found[name] = listing
-        missing = [name for name in names if name not in found]
+        found, missing = kept.split(names)
         if missing:
             read = self.shelf.listings(missing)
             kept.keep({name: listing for name, (listing, _) in read.items()},
@@ -234,12 +238,7 @@ class Finder:
         """The parsed ranking records of ``names`` that exist: kept, or read in one query
         per shard; a skill whose store holds none (an older dist/) gets one made from it."""
         kept = self._kept_records
-        found = {}
-        for name in names:  # get, not `in` then [], since another thread may empty it
-            lines = kept.get(name)
-            if lines is not None:
-                found[name] = lines
-        missing = [name for name in names if name not in found]
+        found, missing = kept.split(names)
         if missing:
             read: dict[str, list[str]] = {}
             for name, record in self.shelf.ranking_records(missing).items():
