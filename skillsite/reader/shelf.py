@@ -109,10 +109,6 @@ class Shelf:
             raise self._damaged(name, error) from None
         return _skill(row) if row is not None else None
 
-    def get_many(self, names: list[str]) -> dict[str, StoredSkill]:
-        """The skills of ``names`` that exist, by name: one query per shard."""
-        return {name: _skill(row) for name, row in self._many(names, ContentStore.records).items()}
-
     def listings(self, names: list[str]) -> dict[str, tuple[Listing, int]]:
         """The skills of ``names`` that exist, without their bodies, and the characters
         each row held: one query per shard."""

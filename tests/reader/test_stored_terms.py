@@ -28,7 +28,7 @@ def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
     shelf = library._shelf
     names = shelf.names()
     assert names
-    for skill in shelf.get_many(names).values():
+    for skill in filter(None, map(shelf.get, names)):
         doc = index_doc(skill)
         assert doc.terms, f"{skill.name} has no stored record"
         assert doc.terms == record_of(field_texts(dataclasses.replace(doc, terms=""))), \
