@@ -26,6 +26,7 @@ from skillsite.config import Config
 from skillsite.linter.parse.frontmatter import normalize, split
 from skillsite.reader import Library
 from skillsite.store.content import ContentStore
+from skillsite.store.hits import HITS_FILE, HitStore
 from skillsite.store.manifest import read_manifest
 
 REPO = Path(__file__).parent.parent
@@ -151,8 +152,10 @@ def dist_state(dist: Path) -> dict:
     """Everything a reader can observe in a dist, minus build time and byte layout."""
     with ContentStore(dist / "content") as store:
         content = list(store.dump())
+    with HitStore(dist / "content" / HITS_FILE) as hits:
+        shown = list(hits.dump())
     return {"catalog": (dist / "catalog.json").read_bytes(),
-            "graph": (dist / "graph.json").read_bytes(), "content": content,
+            "graph": (dist / "graph.json").read_bytes(), "content": content, "hits": shown,
             "search": [search(dist, q, limit=5) for q in QUERIES],
             "counts": read_manifest(dist)["counts"]}  # type: ignore[index]
 

@@ -24,6 +24,7 @@ from skillsite.linter.checker import FileResult, display_path
 from skillsite.models import ERROR, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json
 from skillsite.store.content import ContentRow, FileRow, row_of
+from skillsite.store.hits import HitRow, hit_row
 
 
 @dataclass(frozen=True)
@@ -72,11 +73,13 @@ def _hash(*parts: str) -> str:
 
 @dataclass(frozen=True)
 class Payload:
-    """A skill's rows for the content store and terms for the index, made in a worker."""
+    """A skill's rows for the content store and its hits, and terms for the index, made in
+    a worker."""
 
     name: str
     fingerprint: str
     content: ContentRow
+    hit: HitRow
     index_fields: dict[str, str]
     files: tuple[FileRow, ...] = ()
 
@@ -123,8 +126,9 @@ def finish(source: Source, result: FileResult | None) -> Built:
             catalog_json=None if own_error else record_json(catalog_entry(entry)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None:
-        payload = Payload(entry.name, fingerprint or "",
-                          row_of(entry, warnings, record_of(extracted.index_fields)),
+        hit = hit_row(entry.name, record_of(extracted.index_fields), entry.format,
+                      entry.title, entry.description, list(entry.tags))
+        payload = Payload(entry.name, fingerprint or "", row_of(entry, warnings), hit,
                           extracted.index_fields, extracted.files)
     return Built(key, cached, payload)
 

@@ -1,4 +1,4 @@
-"""The content store and the search index of a build in progress, written together."""
+"""The content store, its hits and the search index of a build in progress, written together."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,10 +7,11 @@ from typing import Any, Callable, Iterable
 from skillsite.builder.extract import Payload
 from skillsite.index import BACKENDS
 from skillsite.store.content import ContentStore
+from skillsite.store.hits import HITS_FILE, HitStore
 
 
 class BuildStores:
-    """The content store and the search index of the build in progress.
+    """The content store, its hits and the search index of the build in progress.
 
     Fresh skills are written as their results arrive, so no build holds 100k skills in
     memory, and the writing overlaps the checking. Which skills belong in ``dist/`` is
@@ -22,6 +23,7 @@ class BuildStores:
     def __init__(self, work: Path, backend: str, previous: dict[str, str]) -> None:
         engine = BACKENDS[backend]
         self.content = ContentStore(work / "content", write=True)
+        self.hits = HitStore(work / "content" / HITS_FILE, write=True)
         self.index = (engine.update(work / "index") if previous
                       else engine.create(work / "index"))
         self.held = dict(previous)            # name -> fingerprint in the stores now
@@ -34,7 +36,10 @@ class BuildStores:
         try:
             self.index.__exit__(*exc)
         finally:  # a failed index commit (disk full) must not leave the shards open
-            self.content.__exit__(*exc)
+            try:
+                self.content.__exit__(*exc)
+            finally:
+                self.hits.__exit__(*exc)
 
     def offer(self, payload: Payload) -> None:
         """A freshly checked skill without errors of its own; the first of a name wins."""
@@ -48,8 +53,7 @@ class BuildStores:
         """Make the stores hold exactly ``wanted`` (name -> fingerprint); ``fetch`` reads
         the skills that are still missing."""
         for name in [n for n, fp in self.held.items() if wanted.get(n) != fp]:
-            self.content.delete(name)
-            self.index.delete(name)
+            self._delete(name)
             del self.held[name]
         missing = {n for n, fp in wanted.items() if self.held.get(n) != fp}
         for payload in fetch(missing) if missing else ():
@@ -57,9 +61,14 @@ class BuildStores:
 
     def _put(self, payload: Payload) -> None:
         if payload.name in self.held:
-            self.content.delete(payload.name)
-            self.index.delete(payload.name)
+            self._delete(payload.name)
         self.content.put_row(payload.content)
+        self.hits.put(payload.hit)
         self.content.put_files(list(payload.files))
         self.index.add_fields(payload.name, payload.index_fields)
         self.held[payload.name] = payload.fingerprint
+
+    def _delete(self, name: str) -> None:
+        self.content.delete(name)
+        self.hits.delete(name)
+        self.index.delete(name)

@@ -8,7 +8,7 @@ skill first, before any ranking.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -17,15 +17,18 @@ from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
-from skillsite.reader.shelf import Listing, Shelf, StoredSkill
+from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
 
 CANDIDATES = 50
-#: Listings a Finder keeps (about 1 kB each) ...
+#: Hits and listings a Finder keeps (about 0.3 and 1 kB each) ...
+HITS_KEPT = 8192
 LISTINGS_KEPT = 4096
 #: ... and ranking records (about 2 kB each) ...
 RECORDS_KEPT = 8192
 #: ... at most this many characters of each, whatever the skills' sizes.
 CHARS_KEPT = 32_000_000
+#: Query terms a Finder keeps whether the corpus holds.
+TERMS_KEPT = 4096
 T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
@@ -145,6 +148,8 @@ class Finder:
         self._names: list[str] | None = None
         self._kept_records: Kept[list[str]] = Kept(RECORDS_KEPT)
         self._listed: Kept[Listing] = Kept(LISTINGS_KEPT)
+        self._hits: Kept[Hit] = Kept(HITS_KEPT)
+        self._known: dict[str, bool] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
@@ -156,12 +161,19 @@ class Finder:
         """The query's terms that the corpus holds as a word of a name, title or tags:
         ranking gives them no typo matches (see :func:`skillsite.index.ranking.rank_records`)."""
         terms = [term for term in query_terms(query) if len(term) >= FUZZY_MIN_CHARS]
-        if not terms:
-            return frozenset()
-        with self._lock:
-            if self._searcher is None:
-                self._searcher = self._open()
-            return frozenset(self._searcher.known_words(terms))
+        # Kept by term: ranking asks, then the matched fields (without the verb forms).
+        known = {term: self._known.get(term) for term in terms}
+        missing = [term for term, held in known.items() if held is None]
+        if missing:
+            with self._lock:
+                if self._searcher is None:
+                    self._searcher = self._open()
+                found = self._searcher.known_words(missing)
+                if len(self._known) >= TERMS_KEPT:
+                    self._known.clear()
+                for term in missing:
+                    known[term] = self._known[term] = term in found
+        return frozenset(term for term, held in known.items() if held)
 
     def _open(self) -> Any:
         from skillsite.index import BACKENDS, SearchIndexError
@@ -182,26 +194,24 @@ class Finder:
                 self._names = self.shelf.names()
             return self._names
 
-    def exact(self, query: str) -> StoredSkill | None:
-        """The skill whose name is ``query`` (or ``skill:<query>``), if any."""
+    def exact(self, query: str) -> str | None:
+        """The name of the skill whose name is ``query`` (or ``skill:<query>``), if any."""
         text = query.strip()
-        for name in dict.fromkeys((text, text.lower(), text.removeprefix("skill:"))):
-            if 0 < len(name) <= 200:
-                found = self.shelf.get(name)
-                if found is not None:
-                    return found
-        return None
+        names = [name for name in dict.fromkeys((text, text.lower(),
+                                                 text.removeprefix("skill:")))
+                 if 0 < len(name) <= 200]
+        found = self.hits(names)
+        return next((name for name in names if name in found), None)
 
     def ranked(self, query: str, filters: Filters, limit: int,
                boosts: Sequence[tuple[float, str, tuple[str, ...]]] = ()
-               ) -> list[tuple[Listing, float]]:
+               ) -> list[tuple[Hit, float]]:
         """The best ``limit`` skills for ``query`` that pass ``filters``. ``boosts`` are
         (weight, text, fields): a skill earns weight × the share of the text's terms
         found in those of its fields (recommend's intent and applies_to).
 
-        Candidates are ranked from their ranking records alone; only the skills
-        returned are read (without their bodies), or all candidates when filters need their
-        metadata."""
+        Candidates are ranked from their ranking records alone; only the hits returned
+        are read, and the listings of all candidates when filters need their metadata."""
         from skillsite.index.ranking import rank_records
 
         wanted = FILTERED_CANDIDATES if filters else CANDIDATES
@@ -219,20 +229,17 @@ class Finder:
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
         best = scored[:limit]
-        listed = self.listings([name for name, _ in best])
-        return [(listed[name], score) for name, score in best if name in listed]
+        shown = self.hits([name for name, _ in best])
+        return [(shown[name], score) for name, score in best if name in shown]
+
+    def hits(self, names: list[str]) -> dict[str, Hit]:
+        """What a search hit shows of the skills of ``names`` that exist: kept, or read."""
+        return _kept_or_read(self._hits, names, self.shelf.hits)
 
     def listings(self, names: list[str]) -> dict[str, Listing]:
         """The listings of the skills of ``names`` that exist: kept, or read in one query
         per shard."""
-        kept = self._listed
-        found, missing = kept.split(names)
-        if missing:
-            read = self.shelf.listings(missing)
-            kept.keep({name: listing for name, (listing, _) in read.items()},
-                      sum(chars for _, chars in read.values()))
-            found.update((name, listing) for name, (listing, _) in read.items())
-        return found
+        return _kept_or_read(self._listed, names, self.shelf.listings)
 
     def records(self, names: list[str]) -> dict[str, list[str]]:
         """The parsed ranking records of ``names`` that exist: kept, or read in one query
@@ -252,6 +259,19 @@ class Finder:
             kept.keep(read, sum(len(lines[WHOLE]) for lines in read.values()))
             found.update(read)
         return found
+
+
+def _kept_or_read(kept: Kept[T], names: list[str],
+                  read: Callable[[list[str]], dict[str, tuple[T, int]]]) -> dict[str, T]:
+    """The entries of ``names`` in ``kept``, and those ``read`` (each with its size in
+    characters) for the rest, kept from now on."""
+    found, missing = kept.split(names)
+    if missing:
+        fresh = read(missing)
+        kept.keep({name: entry for name, (entry, _) in fresh.items()},
+                  sum(chars for _, chars in fresh.values()))
+        found.update((name, entry) for name, (entry, _) in fresh.items())
+    return found
 
 
 def _bonus(lines: list[str], boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:

@@ -18,7 +18,7 @@ from skillsite.reader.finder import (
 )
 from skillsite.reader.results import Candidate, SearchResult
 from skillsite.reader.safe import SafeLedger
-from skillsite.reader.shelf import Listing, Shelf, StoredSkill
+from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
 from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
 
 MAX_QUERY_CHARS = 2000
@@ -50,7 +50,7 @@ class Queries:
         if self.ledger:
             self.ledger.check_query(query)
             limit = min(limit, self.ledger.policy.search_limit)
-        hits: list[tuple[Listing, float]]
+        hits: Sequence[tuple[Hit | Listing, float]]
         if not query.strip():
             hits = [(skill, 0.0) for skill in self._browse(filters, limit)]
         else:
@@ -79,13 +79,17 @@ class Queries:
 
     def _ranked(self, query: str, filters: Filters, limit: int,
                 boosts: Sequence[tuple[float, str, tuple[str, ...]]]
-                ) -> list[tuple[Listing, float]]:
+                ) -> list[tuple[Hit, float]]:
         hits = self._finder.ranked(query, filters, limit, boosts)
         exact = self._finder.exact(query)
-        if exact is not None and filters.accepts(exact):
+        if exact is not None and filters:
+            listing = self._finder.listings([exact]).get(exact)
+            exact = exact if listing is not None and filters.accepts(listing) else None
+        shown = self._finder.hits([exact]).get(exact) if exact is not None else None
+        if shown is not None:
             best = max((score for _, score in hits), default=0.0)
-            hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
-                                                      if hit[0].name != exact.name]
+            hits = [(shown, round(best + 1.0, 6))] + [hit for hit in hits
+                                                      if hit[0].name != exact]
         return hits[:limit]
 
     def _browse(self, filters: Filters, limit: int) -> list[StoredSkill]:
@@ -98,7 +102,7 @@ class Queries:
                     break
         return found
 
-    def _answer(self, query: str, limit: int, hits: Sequence[tuple[Listing, float]],
+    def _answer(self, query: str, limit: int, hits: Sequence[tuple[Hit | Listing, float]],
                 browse: bool) -> SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
         matched: list[tuple[str, ...]] = [()] * len(hits)
@@ -111,7 +115,7 @@ class Queries:
             Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(
                           skill.description, width), format=skill.format,
-                      tags=tuple(skill.meta.get("tags", ())), score=score, matched=fields)
+                      tags=skill.tags, score=score, matched=fields)
             for (skill, score), fields in zip(hits, matched))
         if self.ledger:
             self.ledger.charge("search", sum(len(c.title) + len(c.description)

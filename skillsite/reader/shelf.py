@@ -1,8 +1,10 @@
 """The content store as the reader sees it: one skill per indexed lookup, per thread.
 
 SQLite connections may not be shared between threads, so each thread that asks gets its
-own read-only :class:`~skillsite.store.content.ContentStore` (the MCP server calls the
-Library from worker threads). Shards are checked against the manifest before first use.
+own read-only :class:`~skillsite.store.content.ContentStore` and
+:class:`~skillsite.store.hits.HitStore` (the MCP server calls the Library from worker
+threads). Files are checked against the manifest before first use. A ``dist/`` older than
+2.4 has no hits file: its shards answer instead.
 """
 from __future__ import annotations
 
@@ -17,8 +19,10 @@ from typing import Any
 
 from skillsite.reader.artifacts import Artifacts
 from skillsite.store.content import ContentStore, shard_of
+from skillsite.store.hits import HITS_FILE, HitStore
 
 CONTENT = "content"
+HITS = f"{CONTENT}/{HITS_FILE}"
 
 
 @dataclass(frozen=True)
@@ -35,8 +39,19 @@ class Span:
 
 
 @dataclass(frozen=True)
+class Hit:
+    """What a search hit shows of a skill."""
+
+    name: str
+    format: str
+    title: str
+    description: str
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Listing:
-    """A skill's row of the content store without its body: what a search hit shows."""
+    """A skill's row of the content store without its body: what filters read."""
 
     name: str
     path: str
@@ -45,6 +60,10 @@ class Listing:
     title: str
     description: str
     meta: dict[str, Any]
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        return tuple(self.meta.get("tags", ()))
 
 
 @dataclass(frozen=True)
@@ -119,7 +138,43 @@ class Shelf:
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ranking records of the skills of ``names`` that exist, by name."""
-        return self._many(names, ContentStore.ranking_records)
+        hits = self._hit_store()
+        if hits is None:
+            return self._many(names, ContentStore.ranking_records)
+        return {name: terms for name, terms in self._hit_rows(hits, names, "name, terms")}
+
+    def hits(self, names: list[str]) -> dict[str, tuple[Hit, int]]:
+        """What a search hit shows of the skills of ``names`` that exist, and the
+        characters each row held."""
+        hits = self._hit_store()
+        if hits is None:
+            return {name: (Hit(name, listing.format, listing.title, listing.description,
+                               listing.tags), chars)
+                    for name, (listing, chars) in self.listings(names).items()}
+        return {name: (Hit(name, kind, title, description, tuple(json.loads(tags))),
+                       len(title) + len(description) + len(tags))
+                for name, kind, title, description, tags
+                in self._hit_rows(hits, names, "name, format, title, description, tags")}
+
+    def _hit_store(self) -> HitStore | None:
+        """This thread's hits file, or None for a dist/ older than 2.4."""
+        if not self.artifacts.listed(HITS):
+            return None
+        store: HitStore | None = getattr(self._local, "hits", None)
+        if store is None:
+            path = self.artifacts.require(HITS)
+            try:
+                store = self._local.hits = HitStore(path)
+            except sqlite3.DatabaseError as error:
+                raise self.artifacts.damaged(HITS, f"cannot be opened ({error})") from None
+        return store
+
+    def _hit_rows(self, hits: HitStore, names: list[str], columns: str
+                  ) -> list[tuple[Any, ...]]:
+        try:
+            return list(hits.rows(names, columns).values())
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(HITS, f"cannot be read ({error})") from None
 
     def _many(self, names: list[str], read: Callable[[ContentStore, list[str]], dict[str, Any]]
               ) -> dict[str, Any]:

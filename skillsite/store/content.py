@@ -10,8 +10,9 @@ Tables, the same in every shard:
 - ``skills(name, terms, path, format, sha256, title, description, meta, body, sections,
   files)``, one row per skill:
 
-  - ``terms``, the skill's ranking record (:mod:`skillsite.index.ranking_record`), comes second
-    so that reading it walks at most one of the body's overflow pages (JSON in format 4);
+  - ``terms`` held the skill's ranking record (JSON in format 4). Since artifact 2.4 it is
+    empty: the record is in ``content/hits.db`` (:mod:`skillsite.store.hits`), where one
+    statement reads a search's candidates;
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``, ``applies_to``,
     ``compatibility``, ``headings``, ``links``, the skill's own fields (``metadata``) and
     the lint ``warnings`` of its file (``[line, column, rule, message]`` each);
@@ -137,7 +138,7 @@ class ContentStore:
             db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
             db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")  # see MMAP_BYTES
         else:
-            _unshare(path)
+            unshare(path)
             db = sqlite3.connect(path, isolation_level=None)
             db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
             db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
@@ -287,7 +288,7 @@ def _has_terms(db: sqlite3.Connection) -> bool:
     return any(row[1] == "terms" for row in db.execute("PRAGMA table_info(skills)"))
 
 
-def _unshare(path: Path) -> None:
+def unshare(path: Path) -> None:
     """Give ``path`` its own copy if it is hard-linked to another file."""
     if path.is_file() and path.stat().st_nlink > 1:
         private = path.with_suffix(".tmp")

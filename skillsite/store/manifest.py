@@ -19,7 +19,9 @@ MANIFEST = "manifest.json"
 #: records every file's size (``sizes``), so a reader checks cheaply what it reads.
 #: 2.2: the content store keeps each skill's index terms (``terms``), for ranking.
 #: 2.3: ``terms`` is a ranking record (``skillsite.index.ranking_record``) instead of JSON.
-ARTIFACT_VERSION = "2.3"
+#: 2.4: the ranking records and what a search hit shows move to one file,
+#: ``content/hits.db`` (``skillsite.store.hits``); the shards' ``terms`` are empty.
+ARTIFACT_VERSION = "2.4"
 
 
 def fsync_file(path: Path) -> None:

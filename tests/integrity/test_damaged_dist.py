@@ -66,9 +66,11 @@ def _damage(dist: Path, relative: str, how: str, other: Path) -> set[str]:
         at = len(data) // 2
         path.write_bytes(data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:])
     else:  # swap: another shard of this build, or the same file from another build
-        if relative.startswith(("content/", "build-cache/")):
-            partner = next(p for p in sorted(path.parent.iterdir()) if p != path
-                           and p.suffix == path.suffix and p.read_bytes() != data)
+        partners = [p for p in sorted(path.parent.iterdir()) if p != path
+                    and p.suffix == path.suffix and p.read_bytes() != data
+                    ] if relative.startswith(("content/", "build-cache/")) else []
+        if partners:
+            partner = partners[0]
             swapped = partner.read_bytes()
             partner.write_bytes(data)
             path.write_bytes(swapped)
@@ -104,14 +106,18 @@ def test_every_damaged_file_is_refused_by_name(dists, tmp_path: Path, how: str) 
             assert answers == intact, (relative, how)
 
 
-def test_the_cli_says_which_file_and_to_rebuild(dists, tmp_path: Path) -> None:
+@pytest.mark.parametrize("relative, command", [
+    (f"content/{shard_of('pdf-forms')}", ["open", "pdf-forms"]),
+    ("content/hits.db", ["search", "pdf"])])
+def test_the_cli_says_which_file_and_to_rebuild(dists, tmp_path: Path, relative: str,
+                                                command: list[str]) -> None:
     good, _, _ = dists
     copy = tmp_path / "dist"
     shutil.copytree(good, copy)
-    shard = copy / "content" / shard_of("pdf-forms")
+    shard = copy / relative
     shard.write_bytes(shard.read_bytes()[:100])
     env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run([sys.executable, "-m", "skillsite", "search", "pdf", "--dist",
+    done = subprocess.run([sys.executable, "-m", "skillsite", *command, "--dist",
                            str(copy)], capture_output=True, text=True, env=env)
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     assert f"{shard} has 100 bytes" in done.stderr and "rebuild" in done.stderr

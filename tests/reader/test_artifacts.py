@@ -69,6 +69,30 @@ def test_a_missing_shard_names_the_file(copy: Path) -> None:
     assert shard_of("pdf-forms") in error.value.message and "rebuild" in error.value.message
 
 
+@pytest.mark.parametrize("damage", ["missing", "truncated", "not sqlite"])
+def test_a_damaged_hits_file_is_named_and_never_a_traceback(copy: Path, damage: str) -> None:
+    from skillsite.store.manifest import file_checksums
+
+    hits = copy / "content" / "hits.db"
+    if damage == "missing":
+        hits.unlink()
+    elif damage == "truncated":
+        hits.write_bytes(hits.read_bytes()[:100])
+    else:  # the manifest agrees: only SQLite can tell
+        hits.write_bytes(b"x" * hits.stat().st_size)
+        data = manifest(copy)
+        data["files"] = file_checksums(copy)
+        (copy / "manifest.json").write_text(json.dumps(data))
+    for search in (lambda: Library(copy).search("pdf form"),
+                   lambda: Library(copy, hash_on_read=False).search("pdf form")):
+        with pytest.raises(ReaderError) as error:
+            search()
+        assert error.value.code == "damaged-dist"
+        assert "hits.db" in error.value.message and "rebuild" in error.value.message
+    done = CliRunner().invoke(main, ["search", "pdf form", "--dist", str(copy)])
+    assert done.exit_code == 2 and "hits.db" in done.output and "Traceback" not in done.output
+
+
 def test_a_truncated_index_file_is_caught_before_the_engine_reads_it(copy: Path) -> None:
     biggest = max((p for p in (copy / "index").iterdir() if p.is_file()),
                   key=lambda p: p.stat().st_size)

@@ -1,7 +1,7 @@
-"""The content store keeps each skill's ranking record (artifact 2.3) so that ranking never
-tokenizes or parses a candidate again: the stored record must be the one made from the
-skill's own text, and a store without records (2.1), with 2.2's JSON terms, or with damaged
-ones still answers."""
+"""``content/hits.db`` keeps each skill's ranking record (artifact 2.4; the shards kept it in
+2.3) so that ranking never tokenizes or parses a candidate again: the stored record must be
+the one made from the skill's own text, and a dist without the hits file (2.1-2.3), with
+2.2's JSON terms, or with damaged records still answers the same."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +17,10 @@ from skillsite.index.ranking_record import record_of
 from skillsite.reader import Library
 from skillsite.reader.finder import index_doc
 from skillsite.store.content import ContentStore
+from skillsite.store.hits import HitStore
 from skillsite.store.manifest import file_checksums
+
+HITS = "content/hits.db"
 
 QUERIES = ("debug a stuck kubernets rollout", "review a database migration", "pdf forms",
            "incident severity", "kube", "write release notes from the commit history")
@@ -27,19 +30,51 @@ def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
     library = Library(dist, max_skills=None, max_chars=None)
     shelf = library._shelf
     names = shelf.names()
-    assert names
+    records = shelf.ranking_records(names)
+    assert names and sorted(records) == names
     for skill in filter(None, map(shelf.get, names)):
-        doc = index_doc(skill)
-        assert doc.terms, f"{skill.name} has no stored record"
-        assert doc.terms == record_of(field_texts(dataclasses.replace(doc, terms=""))), \
-            skill.name
+        assert skill.terms == "", "the shards no longer repeat the record"
+        doc = dataclasses.replace(index_doc(skill), terms="")
+        assert records[skill.name] == record_of(field_texts(doc)), skill.name
+
+
+def test_the_hits_file_holds_what_a_hit_shows(dist: Path) -> None:
+    shelf = Library(dist, max_skills=None, max_chars=None)._shelf
+    names = shelf.names()
+    hits = shelf.hits(names)
+    for name, (listing, _) in shelf.listings(names).items():
+        hit = hits[name][0]
+        assert (hit.format, hit.title, hit.description, hit.tags) == (
+            listing.format, listing.title, listing.description, listing.tags)
+
+
+def _to_older_dist(dist: Path) -> None:
+    """Make ``dist`` a 2.3 one: the records back in the shards, and no hits file."""
+    with HitStore(dist / HITS) as hits:
+        records = {row[0]: row[1] for row in hits.dump()}
+    (dist / HITS).unlink()
+    for shard in sorted((dist / "content").glob("*.sqlite")):
+        with sqlite3.connect(shard) as db:
+            db.executemany("UPDATE skills SET terms = ? WHERE name = ?",
+                           [(terms, name) for name, terms in records.items()])
+        db.close()
+    _update_manifest(dist)
 
 
 def _rewrite_terms(dist: Path, sql: str) -> None:
-    for shard in sorted((dist / "content").glob("*.sqlite")):
-        with sqlite3.connect(shard) as db:
-            db.execute(sql)
+    if (dist / HITS).exists():
+        with sqlite3.connect(dist / HITS) as db:
+            db.execute(sql.replace("skills", "hits"))
         db.close()
+    else:
+        for shard in sorted((dist / "content").glob("*.sqlite")):
+            with sqlite3.connect(shard) as db:
+                db.execute(sql)
+            db.close()
+    _update_manifest(dist)
+
+
+def _update_manifest(dist: Path) -> None:
     manifest = json.loads((dist / "manifest.json").read_text())
     manifest["files"] = file_checksums(dist)
     manifest["sizes"] = {name: (dist / name).stat().st_size for name in manifest["files"]}
@@ -52,6 +87,14 @@ def _answers(dist: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
             for query in QUERIES]
 
 
+def test_a_dist_without_the_hits_file_answers_the_same(dist: Path, tmp_path: Path) -> None:
+    copy = shutil.copytree(dist, tmp_path / "dist")
+    _to_older_dist(copy)
+    assert not (copy / HITS).exists()
+    assert _answers(copy) == _answers(dist)
+
+
+@pytest.mark.parametrize("older", [False, True])
 @pytest.mark.parametrize("damage", [
     "ALTER TABLE skills DROP COLUMN terms",                  # a store of format 3 (2.1)
     "UPDATE skills SET terms = '{\"body\": {\"x\": 1}}'",     # 2.2's JSON terms
@@ -62,8 +105,12 @@ def _answers(dist: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
     "UPDATE skills SET terms = terms || '9999999999999'",    # nor a real one
 ])
 def test_a_store_without_usable_records_answers_the_same(dist: Path, tmp_path: Path,
-                                                         damage: str) -> None:
+                                                         damage: str, older: bool) -> None:
     copy = shutil.copytree(dist, tmp_path / "dist")
+    if older:
+        _to_older_dist(copy)
+    elif "DROP" in damage:
+        pytest.skip("the hits file has always had its terms")
     _rewrite_terms(copy, damage)
     assert _answers(copy) == _answers(dist)
 
@@ -86,6 +133,7 @@ def test_a_damaged_record_never_breaks_a_search(dist: Path, tmp_path: Path,
 
 def test_the_old_format_is_read_with_empty_terms(dist: Path, tmp_path: Path) -> None:
     copy = shutil.copytree(dist, tmp_path / "dist")
+    _to_older_dist(copy)
     _rewrite_terms(copy, "ALTER TABLE skills DROP COLUMN terms")
     with ContentStore(copy / "content") as store:
         rows = list(store.dump())
