@@ -233,6 +233,14 @@ def test_doc_count(built: dict[str, Path], backend: str) -> None:
         assert searcher.doc_count() == len(DOCS)
 
 
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_the_index_knows_every_name(built: dict[str, Path], backend: str) -> None:
+    with BACKENDS[backend].open(built[backend]) as searcher:
+        assert all(searcher.may_hold(doc.name) for doc in DOCS)
+        others = [doc.name.upper() for doc in DOCS] + ["no-such-skill", "", "pdf", "x" * 300]
+        assert not any(searcher.may_hold(name) for name in others)
+
+
 @pytest.mark.parametrize("query", QUERIES)
 def test_backends_agree(built: dict[str, Path], query: str) -> None:
     tantivy = _candidates("tantivy", built["tantivy"], query)

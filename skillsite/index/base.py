@@ -117,6 +117,11 @@ class IndexSearcher:
         they match by prefix but get no typo matches (see :mod:`skillsite.index.fuzzy`)."""
         raise NotImplementedError
 
+    def may_hold(self, name: str) -> bool:
+        """False only when no skill is called exactly ``name``: a cheap test before the
+        content store is asked (a deleted skill may still answer True)."""
+        return True
+
     def doc_count(self) -> int:
         """Return the number of live (not deleted) skills in the index."""
         raise NotImplementedError

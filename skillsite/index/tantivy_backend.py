@@ -184,6 +184,9 @@ class TantivySearcher(IndexSearcher):
         return frozenset(term for term in terms if any(
             self._searcher.doc_freq(field, term) for field in FUZZY_FIELDS))
 
+    def may_hold(self, name: str) -> bool:
+        return bool(self._searcher.doc_freq(KEY_FIELD, name))
+
     def doc_count(self) -> int:
         return int(self._searcher.num_docs)
 

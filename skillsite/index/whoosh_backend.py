@@ -132,6 +132,9 @@ class WhooshSearcher(IndexSearcher):
             return sorted(word for word in pool if near_prefix(term, word))
         return sorted(word for word in pool if word != term and word.startswith(term))
 
+    def may_hold(self, name: str) -> bool:
+        return bool(self._searcher.doc_frequency(KEY_FIELD, name))
+
     def known_words(self, terms: Iterable[str]) -> frozenset[str]:
         return frozenset(term for term in terms if any(
             term in self._words(field) for field in FUZZY_FIELDS))

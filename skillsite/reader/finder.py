@@ -153,9 +153,7 @@ class Finder:
 
     def candidates(self, query: str, limit: int) -> list[str]:
         with self._lock:
-            if self._searcher is None:
-                self._searcher = self._open()
-            return list(self._searcher.candidates(query, limit=limit))
+            return list(self._engine().candidates(query, limit=limit))
 
     def known_words(self, query: str) -> frozenset[str]:
         """The query's terms that the corpus holds as a word of a name, title or tags:
@@ -166,14 +164,18 @@ class Finder:
         missing = [term for term, held in known.items() if held is None]
         if missing:
             with self._lock:
-                if self._searcher is None:
-                    self._searcher = self._open()
-                found = self._searcher.known_words(missing)
+                found = self._engine().known_words(missing)
                 if len(self._known) >= TERMS_KEPT:
                     self._known.clear()
                 for term in missing:
                     known[term] = self._known[term] = term in found
         return frozenset(term for term, held in known.items() if held)
+
+    def _engine(self) -> Any:
+        """The engine, opened on first use (call with the lock held)."""
+        if self._searcher is None:
+            self._searcher = self._open()
+        return self._searcher
 
     def _open(self) -> Any:
         from skillsite.index import BACKENDS, SearchIndexError
@@ -200,7 +202,9 @@ class Finder:
         names = [name for name in dict.fromkeys((text, text.lower(),
                                                  text.removeprefix("skill:")))
                  if 0 < len(name) <= 200]
-        found = self.hits(names)
+        with self._lock:  # the index knows every name: most queries end here
+            names = [name for name in names if self._engine().may_hold(name)]
+        found = self.hits(names) if names else {}
         return next((name for name in names if name in found), None)
 
     def ranked(self, query: str, filters: Filters, limit: int,
