@@ -226,14 +226,18 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
 
 
 def _any_in(padded_terms: Sequence[str], line: str) -> bool:
-    return any(padded in line for padded in padded_terms)
+    for padded in padded_terms:  # a loop, not any(): this runs thousands of times a query
+        if padded in line:
+            return True
+    return False
 
 
-#: matched_fields' field names, and the record line each is read from.
-_MATCHED = (("name", _NAME), ("title", _TITLE), ("description", _DESCRIPTION),
-            ("tags", _TAGS), ("intents", _INTENTS), ("applies_to", _APPLIES_TO),
-            ("compatibility", _COMPATIBILITY), ("headings", _HEADINGS))
-_LOOSE = frozenset(("name", "title", "tags"))
+#: matched_fields' field names, the record line each is read from, and whether a prefix or
+#: a typo counts there.
+_MATCHED = (("name", _NAME, True), ("title", _TITLE, True), ("description", _DESCRIPTION, False),
+            ("tags", _TAGS, True), ("intents", _INTENTS, False),
+            ("applies_to", _APPLIES_TO, False), ("compatibility", _COMPATIBILITY, False),
+            ("headings", _HEADINGS, False))
 
 
 def matched_fields(query: str, records: Sequence[list[str]], known: Collection[str] = ()
@@ -246,21 +250,24 @@ def matched_fields(query: str, records: Sequence[list[str]], known: Collection[s
     near = [f" {token} " for token in frozenset().union(*(
         _near(term, text) if term not in known else _begun(term, text) for term in terms))]
     padded = [f" {term} " for term in terms]
-    return [_matched(terms, padded, near, lines) for lines in records]
+    begun = [f" {term}" for term in terms]
+    return [_matched(terms, padded, begun, near, lines) for lines in records]
 
 
-def _matched(terms: list[str], padded: list[str], near: list[str], lines: list[str]
-             ) -> tuple[str, ...]:
+def _matched(terms: list[str], padded: list[str], begun: list[str], near: list[str],
+             lines: list[str]) -> tuple[str, ...]:
     record = lines[WHOLE]
-    if not any(f" {term}" in record for term in terms) and not (near and _any_in(near, record)):
+    if not _any_in(begun, record) and not (near and _any_in(near, record)):
         return ()
     found = []
-    for field, line in _MATCHED:
+    for field, line, loose in _MATCHED:
         words = lines[line]
-        if _any_in(padded, words) or (field in _LOOSE and near and _any_in(near, words)):
+        if _any_in(padded, words) or (loose and near and _any_in(near, words)):
             found.append(field)
-    if any(_in_body(term, lines) for term in terms):
-        found.append("body")
+    for term in terms:
+        if _in_body(term, lines):
+            found.append("body")
+            break
     return tuple(found)
 
 
