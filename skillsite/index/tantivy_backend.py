@@ -4,7 +4,9 @@ Why these settings: text fields keep term frequencies but no positions (``freq``
 because queries are bags of terms and positions would only grow the index; the
 writer indexes on one thread with a 128 MB heap, which writes a 10k-skill corpus as
 a single segment, so opening the index reads one segment; and the reader never
-watches the folder, since ``dist/`` does not change under it.
+watches the folder, since ``dist/`` does not change under it. Hits are named through
+their slots (:mod:`skillsite.index.slots`); an index without a names file (before
+artifact 2.4) reads each name from the document store.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ from skillsite.index.base import (
 )
 from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
+from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
 from skillsite.index.tokens import query_terms
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
     for field in TEXT_FIELDS:
         builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
+    builder.add_unsigned_field(SLOT_FIELD, fast=True)
     return builder.build()
 
 
@@ -67,6 +71,11 @@ class TantivyWriter(IndexWriter):
         self._index = index
         self._writer: tantivy.IndexWriter | None = None
         self._added: set[str] = set()
+        names = path / NAMES_FILE
+        if replace and not names.is_file():
+            raise SearchIndexError(f"{path} has no {NAMES_FILE} (an index from before "
+                                   "artifact 2.4, or damaged): build again with --clean")
+        self._slots = read_names(names) if replace else []  # name by slot, appended to
 
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -82,7 +91,10 @@ class TantivyWriter(IndexWriter):
         if self._replace or name in self._added:  # the last add of a name wins
             writer.delete_documents_by_term(KEY_FIELD, name)
         self._added.add(name)
-        writer.add_document(tantivy.Document(**texts, **{KEY_FIELD: name}))
+        document = tantivy.Document(**texts, **{KEY_FIELD: name})
+        document.add_unsigned(SLOT_FIELD, len(self._slots))
+        self._slots.append(name)
+        writer.add_document(document)
 
     def delete(self, name: str) -> None:
         self._check_open()
@@ -96,6 +108,7 @@ class TantivyWriter(IndexWriter):
         writer.commit()
         writer.garbage_collect_files()
         writer.wait_merging_threads()
+        write_names(self.path / NAMES_FILE, self._slots)
 
     def discard(self) -> None:
         self._done = True
@@ -108,13 +121,15 @@ class TantivySearcher(IndexSearcher):
     """Candidates from an OR of boosted term queries over every text field, plus prefix
     and one-typo matches on names and titles (``fuzzy_term_query`` with ``prefix``)."""
 
-    def __init__(self, index: tantivy.Index) -> None:
+    def __init__(self, index: tantivy.Index, names: NameTable | None = None) -> None:
         index.config_reader(reload_policy="manual")
         self._schema = index.schema
         self._searcher = index.searcher()
         self._boosts = boosts()
         self._kept: dict[str, list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._slot_names = names
         self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
+        self._named: dict[int, str] = {}              # slot -> skill name
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
         import tantivy
@@ -125,7 +140,21 @@ class TantivySearcher(IndexSearcher):
         clauses = [clause for term in terms for clause in self._clauses(term)]
         hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
                                      count=False).hits
-        return [self._name(address) for _, address in hits]
+        if self._slot_names is None:
+            return [self._name(address) for _, address in hits]
+        return [self._slot_name(slot) for slot in self._searcher.fast_field_values(
+            SLOT_FIELD, [address for _, address in hits])]
+
+    def _slot_name(self, slot: object) -> str:
+        """The skill name of a slot, kept: the index never changes under a reader."""
+        name = self._named.get(slot) if isinstance(slot, int) else None
+        if name is None:
+            if not isinstance(slot, int) or self._slot_names is None:
+                raise SearchIndexError(f"a hit has no {SLOT_FIELD}: the index is damaged")
+            if len(self._named) >= NAMES_KEPT:
+                self._named.clear()
+            name = self._named[slot] = self._slot_names.name(slot)
+        return name
 
     def _name(self, address: tantivy.DocAddress) -> str:
         """The skill name stored with a hit, kept: the index never changes under a reader."""
@@ -209,4 +238,6 @@ class TantivyBackend(Backend):
 
     @classmethod
     def open(cls, path: Path) -> IndexSearcher:
-        return TantivySearcher(_open_index(path))
+        index = _open_index(path)
+        names = path / NAMES_FILE
+        return TantivySearcher(index, NameTable(names) if names.is_file() else None)

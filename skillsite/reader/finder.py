@@ -152,8 +152,13 @@ class Finder:
         self._known: dict[str, bool] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
+        from skillsite.index import SearchIndexError
+
         with self._lock:
-            return list(self._engine().candidates(query, limit=limit))
+            try:
+                return list(self._engine().candidates(query, limit=limit))
+            except SearchIndexError as error:
+                raise self.artifacts.damaged("index", f"cannot be searched ({error})") from None
 
     def known_words(self, query: str) -> frozenset[str]:
         """The query's terms that the corpus holds as a word of a name, title or tags:
