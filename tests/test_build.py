@@ -160,6 +160,17 @@ def dist_state(dist: Path) -> dict:
             "counts": read_manifest(dist)["counts"]}  # type: ignore[index]
 
 
+def test_a_build_without_changes_keeps_the_hits_and_names_files(corpus: Path,
+                                                                   tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    build(corpus, dist)
+    files = [dist / "content" / HITS_FILE, dist / "index" / "names.bin"]
+    before = [path.stat().st_ino for path in files]
+    again = build(corpus, dist)
+    assert again.incremental and again.rechecked == 0
+    assert [path.stat().st_ino for path in files] == before  # still the previous build's
+
+
 @pytest.mark.parametrize("backend", ["tantivy", "whoosh"])
 def test_incremental_build_equals_a_clean_build(corpus: Path, tmp_path: Path,
                                                 backend: str) -> None:

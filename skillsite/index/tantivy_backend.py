@@ -76,6 +76,7 @@ class TantivyWriter(IndexWriter):
             raise SearchIndexError(f"{path} has no {NAMES_FILE} (an index from before "
                                    "artifact 2.4, or damaged): build again with --clean")
         self._slots = read_names(names) if replace else []  # name by slot, appended to
+        self._slots_written = len(self._slots) if replace else -1
 
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -108,7 +109,8 @@ class TantivyWriter(IndexWriter):
         writer.commit()
         writer.garbage_collect_files()
         writer.wait_merging_threads()
-        write_names(self.path / NAMES_FILE, self._slots)
+        if len(self._slots) != self._slots_written:  # unchanged: the linked file stays
+            write_names(self.path / NAMES_FILE, self._slots)
 
     def discard(self) -> None:
         self._done = True

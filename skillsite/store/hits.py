@@ -56,16 +56,24 @@ class HitStore:
         self.path = path
         self.write = write
         self.pending: list[HitRow] = []
-        if write:
-            unshare(path)
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
-            self.db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
-                            (str(HITS_VERSION),))
-            self.db.execute("BEGIN")
-        else:
-            self.db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
-            self.db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        self._db: sqlite3.Connection | None = None
+        if not write:
+            self._db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
+            self._db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        """The connection; a writer opens (and copies) the file at its first change, so a
+        build that changes no skill leaves the previous build's file linked."""
+        if self._db is None:
+            unshare(self.path)
+            self._db = sqlite3.connect(self.path, isolation_level=None)
+            self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;"
+                                   + _SCHEMA)
+            self._db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
+                             (str(HITS_VERSION),))
+            self._db.execute("BEGIN")
+        return self._db
 
     def put(self, row: HitRow) -> None:
         """Add a skill that is not in the store (delete an older version first)."""
@@ -78,9 +86,10 @@ class HitStore:
         self.db.execute("DELETE FROM hits WHERE name = ?", (name,))
 
     def _flush(self) -> None:
-        self.db.executemany(f"INSERT INTO hits ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                            self.pending)
-        self.pending.clear()
+        if self.pending:
+            self.db.executemany(f"INSERT INTO hits ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                                self.pending)
+            self.pending.clear()
 
     def rows(self, names: list[str], columns: str = COLUMNS) -> dict[str, tuple[Any, ...]]:
         """The rows of the skills of ``names`` that exist, by name: ``columns`` of them,
@@ -99,11 +108,12 @@ class HitStore:
         yield from self.db.execute(f"SELECT {COLUMNS} FROM hits ORDER BY name")
 
     def close(self, commit: bool = False) -> None:
-        if self.write:
-            if commit:
-                self._flush()
-            self.db.execute("COMMIT" if commit else "ROLLBACK")
-        self.db.close()
+        if self.write and commit:
+            self._flush()
+        if self._db is not None:
+            if self.write:
+                self._db.execute("COMMIT" if commit else "ROLLBACK")
+            self._db.close()
 
     def __enter__(self) -> HitStore:
         return self
