@@ -71,12 +71,12 @@ class TantivyWriter(IndexWriter):
         self._index = index
         self._writer: tantivy.IndexWriter | None = None
         self._added: set[str] = set()
-        names = path / NAMES_FILE
-        if replace and not names.is_file():
+        if replace and not (path / NAMES_FILE).is_file():
             raise SearchIndexError(f"{path} has no {NAMES_FILE} (an index from before "
                                    "artifact 2.4, or damaged): build again with --clean")
-        self._slots = read_names(names) if replace else []  # name by slot, appended to
-        self._slots_written = len(self._slots) if replace else -1
+        # Names by slot, appended to; an update reads the file at its first add.
+        self._slots: list[str] | None = None if replace else []
+        self._slots_written = -1
 
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -92,6 +92,9 @@ class TantivyWriter(IndexWriter):
         if self._replace or name in self._added:  # the last add of a name wins
             writer.delete_documents_by_term(KEY_FIELD, name)
         self._added.add(name)
+        if self._slots is None:
+            self._slots = read_names(self.path / NAMES_FILE)
+            self._slots_written = len(self._slots)
         document = tantivy.Document(**texts, **{KEY_FIELD: name})
         document.add_unsigned(SLOT_FIELD, len(self._slots))
         self._slots.append(name)
@@ -109,8 +112,8 @@ class TantivyWriter(IndexWriter):
         writer.commit()
         writer.garbage_collect_files()
         writer.wait_merging_threads()
-        if len(self._slots) != self._slots_written:  # unchanged: the linked file stays
-            write_names(self.path / NAMES_FILE, self._slots)
+        if self._slots is not None and len(self._slots) != self._slots_written:
+            write_names(self.path / NAMES_FILE, self._slots)  # unchanged: the link stays
 
     def discard(self) -> None:
         self._done = True
