@@ -55,17 +55,17 @@ def measure(dist: Path, count: int, sizes: list[int]) -> None:
           f"took {time.perf_counter() - started:.0f} s ==")
     print(f"{'candidates':>10} {'recall@10':>10} {'same top 10':>12} {'same top hit':>13}")
     for size in sizes:
-        found = same = first = 0
+        found = same = first = wanted = 0
         for query in queries:
             candidates = finder.records(finder.candidates(query, size))
             got = [name for name, _ in rank_records(query, candidates, limit=10,
                                                     known=finder.known_words(query))]
             want = exact[query]
             found += len(set(got) & set(want))
+            wanted += len(want)
             same += got == want
             first += got[:1] == want[:1]
-        wanted = sum(len(want) for want in exact.values()) or 1
-        print(f"{size:>10} {found / wanted:>10.3f} {same:>8} / {len(queries)} "
+        print(f"{size:>10} {found / max(wanted, 1):>10.3f} {same:>8} / {len(queries)} "
               f"{first:>7} / {len(queries)}")
 
 
