@@ -221,6 +221,11 @@ class TantivySearcher(IndexSearcher):
     def may_hold(self, name: str) -> bool:
         return bool(self._searcher.doc_freq(KEY_FIELD, name))
 
+    def close(self) -> None:
+        if self._slot_names is not None:
+            self._slot_names.close()
+            self._slot_names = None
+
     def doc_count(self) -> int:
         return int(self._searcher.num_docs)
 

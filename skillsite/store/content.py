@@ -85,10 +85,9 @@ ContentRow = tuple[str, str, str, str, str, str, str, str, str, str, str]
 FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
-def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
-           terms: str = "") -> ContentRow:
-    """What the store holds of ``entry``, as a row ready to insert (made in workers).
-    ``terms`` is its ranking record (see the ``terms`` column)."""
+def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> ContentRow:
+    """What the store holds of ``entry``, as a row ready to insert (made in workers); its
+    ``terms`` are empty (see the ``terms`` column)."""
     spans = []
     offset = 0
     for s in entry.sections:
@@ -96,7 +95,7 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
             entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
-            _json(list(entry.files)), terms)
+            _json(list(entry.files)), "")
 
 
 def _json(value: Any) -> str:
