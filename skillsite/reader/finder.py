@@ -201,8 +201,8 @@ class Finder:
                 self._names = self.shelf.names()
             return self._names
 
-    def exact(self, query: str) -> str | None:
-        """The name of the skill whose name is ``query`` (or ``skill:<query>``), if any."""
+    def exact(self, query: str) -> Hit | None:
+        """The hit of the skill whose name is ``query`` (or ``skill:<query>``), if any."""
         text = query.strip()
         names = [name for name in dict.fromkeys((text, text.lower(),
                                                  text.removeprefix("skill:")))
@@ -210,7 +210,7 @@ class Finder:
         with self._lock:  # the index knows every name: most queries end here
             names = [name for name in names if self._engine().may_hold(name)]
         found = self.hits(names) if names else {}
-        return next((name for name in names if name in found), None)
+        return next((found[name] for name in names if name in found), None)
 
     def ranked(self, query: str, filters: Filters, limit: int,
                boosts: Sequence[tuple[float, str, tuple[str, ...]]] = ()

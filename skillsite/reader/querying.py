@@ -83,13 +83,12 @@ class Queries:
         hits = self._finder.ranked(query, filters, limit, boosts)
         exact = self._finder.exact(query)
         if exact is not None and filters:
-            listing = self._finder.listings([exact]).get(exact)
+            listing = self._finder.listings([exact.name]).get(exact.name)
             exact = exact if listing is not None and filters.accepts(listing) else None
-        shown = self._finder.hits([exact]).get(exact) if exact is not None else None
-        if shown is not None:
+        if exact is not None:
             best = max((score for _, score in hits), default=0.0)
-            hits = [(shown, round(best + 1.0, 6))] + [hit for hit in hits
-                                                      if hit[0].name != exact]
+            hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
+                                                      if hit[0].name != exact.name]
         return hits[:limit]
 
     def _browse(self, filters: Filters, limit: int) -> list[StoredSkill]:
