@@ -22,7 +22,7 @@ from skillsite.index.base import (
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
+from skillsite.index.fields import BODY_FIELD, KEY_FIELD, TEXT_FIELDS, boosts, leaves_out_body
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
 from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
 from skillsite.index.tokens import query_terms
@@ -131,24 +131,42 @@ class TantivySearcher(IndexSearcher):
         self._schema = index.schema
         self._searcher = index.searcher()
         self._boosts = boosts()
-        self._kept: dict[str, list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._kept: dict[tuple[str, bool], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._common: dict[str, bool] = {}  # term -> leaves_out_body, kept
         self._slot_names = names
         self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
         self._named: dict[int, str] = {}              # slot -> skill name
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
-        import tantivy
 
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
-        clauses = [clause for term in terms for clause in self._clauses(term)]
-        hits = self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
-                                     count=False).hits
+        hits = self._search([clause for term in terms for clause in self._clauses(term)],
+                            limit)
+        if len(hits) < limit and any(self._leaves_out_body(term) for term in terms):
+            hits = self._search([clause for term in terms
+                                 for clause in self._clauses(term, lean=False)], limit)
         if self._slot_names is None:
             return [self._name(address) for _, address in hits]
         return [self._slot_name(slot) for slot in self._searcher.fast_field_values(
             SLOT_FIELD, [address for _, address in hits])]
+
+    def _search(self, clauses: list[tuple[tantivy.Occur, tantivy.Query]], limit: int
+                ) -> list[tuple[float, tantivy.DocAddress]]:
+        import tantivy
+
+        return self._searcher.search(tantivy.Query.boolean_query(clauses), limit,
+                                     count=False).hits
+
+    def _leaves_out_body(self, term: str) -> bool:
+        common = self._common.get(term)
+        if common is None:
+            if len(self._common) >= CLAUSES_KEPT:
+                self._common.clear()
+            common = self._common[term] = leaves_out_body(
+                self._searcher.doc_freq(BODY_FIELD, term), self._searcher.num_docs)
+        return common
 
     def _slot_name(self, slot: object) -> str:
         """The skill name of a slot, kept: the index never changes under a reader."""
@@ -171,20 +189,24 @@ class TantivySearcher(IndexSearcher):
             name = self._names[key] = str(self._searcher.doc(address).get_first(KEY_FIELD))
         return name
 
-    def _clauses(self, term: str) -> list[tuple[tantivy.Occur, tantivy.Query]]:
-        """A term's boosted queries on every field, and its prefix and one-typo queries on
-        names, titles and tags: kept, since a long-lived reader sees the same words again."""
-        known = self._kept.get(term)
+    def _clauses(self, term: str, *, lean: bool = True
+                 ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
+        """A term's boosted queries on every field (but the body, when ``lean`` and
+        :func:`~skillsite.index.fields.leaves_out_body`), and its prefix and one-typo queries
+        on names, titles and tags: kept, since a long-lived reader sees the same words
+        again."""
+        known = self._kept.get((term, lean))
         if known is not None:
             return known
         import tantivy
 
         query_of, should = tantivy.Query, tantivy.Occur.Should
+        skipped = BODY_FIELD if lean and self._leaves_out_body(term) else None
         # A field without the term would add nothing to any score: no clause for it.
         clauses = [(should, query_of.boost_query(query_of.term_query(self._schema, field, term),
                                                  boost))
                    for field, boost in self._boosts.items()
-                   if self._searcher.doc_freq(field, term)]
+                   if field != skipped and self._searcher.doc_freq(field, term)]
         if len(term) >= FUZZY_MIN_CHARS:
             typo = term not in self.known_words((term,))
             for field in FUZZY_FIELDS:
@@ -193,7 +215,7 @@ class TantivySearcher(IndexSearcher):
                     clauses.append((should, clause))
         if len(self._kept) >= CLAUSES_KEPT:
             self._kept.clear()
-        self._kept[term] = clauses
+        self._kept[term, lean] = clauses
         return clauses
 
     def _loose_clause(self, field: str, term: str, typo: bool) -> tantivy.Query | None:

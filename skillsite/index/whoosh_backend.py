@@ -21,7 +21,7 @@ from skillsite.index.base import (
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import KEY_FIELD, TEXT_FIELDS, boosts
+from skillsite.index.fields import BODY_FIELD, KEY_FIELD, TEXT_FIELDS, boosts, leaves_out_body
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import query_terms
 
@@ -105,22 +105,36 @@ class WhooshSearcher(IndexSearcher):
         self._word_sets: dict[str, set[str]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
-        from whoosh.query import Or, Term
+        from whoosh.query import Term
 
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
-        clauses = [Term(field, term, boost=boost)
-                   for term in terms for field, boost in self._boosts.items()]
+        common = {term for term in terms if leaves_out_body(
+            self._searcher.doc_frequency(BODY_FIELD, term), self._searcher.doc_count())}
+        loose: list[Any] = []
         known = self.known_words(term for term in terms if len(term) >= FUZZY_MIN_CHARS)
         for term in terms:
             if len(term) >= FUZZY_MIN_CHARS:
                 for field in FUZZY_FIELDS:
                     boost = self._boosts[field] * FUZZY_BOOST
-                    clauses += [Term(field, word, boost=boost)
-                                for word in self._near(field, term, term not in known)]
-        results = self._searcher.search(Or(clauses), limit=limit)
+                    loose += [Term(field, word, boost=boost)
+                              for word in self._near(field, term, term not in known)]
+        results = self._search(terms, loose, limit, leaving_out=common)
+        if results.scored_length() < limit and common:  # as tantivy_backend: ask again
+            results = self._search(terms, loose, limit, leaving_out=set())
         return [str(hit[KEY_FIELD]) for hit in results]
+
+    def _search(self, terms: list[str], loose: list[Any], limit: int, *,
+                leaving_out: set[str]) -> Any:
+        """Whoosh's hits for the terms on every field (but the body for ``leaving_out``),
+        or'ed with the ``loose`` (prefix and typo) terms."""
+        from whoosh.query import Or, Term
+
+        clauses = [Term(field, term, boost=boost) for term in terms
+                   for field, boost in self._boosts.items()
+                   if not (field == BODY_FIELD and term in leaving_out)]
+        return self._searcher.search(Or(clauses + loose), limit=limit)
 
     def _near(self, field: str, term: str, typo: bool) -> list[str]:
         """The longer words of ``field`` that begin with ``term``, or, for a ``typo``, also
