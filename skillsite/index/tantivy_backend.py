@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from skillsite.index.base import (
     Backend,
@@ -149,8 +149,11 @@ class TantivySearcher(IndexSearcher):
                                  for clause in self._clauses(term, lean=False)], limit)
         if self._slot_names is None:
             return [self._name(address) for _, address in hits]
-        return [self._slot_name(slot) for slot in self._searcher.fast_field_values(
-            SLOT_FIELD, [address for _, address in hits])]
+        slots = self._searcher.fast_field_values(SLOT_FIELD, [address for _, address in hits])
+        kept = [self._named.get(slot) if isinstance(slot, int) else None for slot in slots]
+        if None in kept:  # most hits are kept: no call for each
+            return [name or self._slot_name(slot) for name, slot in zip(kept, slots)]
+        return cast("list[str]", kept)
 
     def _search(self, clauses: list[tuple[tantivy.Occur, tantivy.Query]], limit: int
                 ) -> list[tuple[float, tantivy.DocAddress]]:

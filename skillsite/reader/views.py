@@ -6,6 +6,7 @@ import base64
 import binascii
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any
 
 from skillsite.reader.errors import ReaderError
@@ -43,12 +44,27 @@ def clamp(value: object, low: int, high: int, what: str) -> int:
 
 def one_line(text: str, width: int = DESCRIPTION_CHARS) -> str:
     """``text`` on one line, cut at a word to at most ``width`` characters (with "…")."""
+    if len(text) <= ONE_LINES_KEPT_CHARS:
+        return _kept_one_line(text, width)
+    return _one_line(text, width)
+
+
+#: One-line forms kept, of texts up to this long: a search shows the same titles and
+#: descriptions again and again, and a long-lived reader should not redo them.
+ONE_LINES_KEPT = 8192
+ONE_LINES_KEPT_CHARS = 2000
+
+
+def _one_line(text: str, width: int) -> str:
     flat = " ".join(text.split())
     if len(flat) <= width:
         return flat
     cut = flat[:width - 1]
     space = cut.rfind(" ")
     return (cut[:space] if space > width // 2 else cut).rstrip(" ,;:.") + "…"
+
+
+_kept_one_line = lru_cache(maxsize=ONE_LINES_KEPT)(_one_line)
 
 
 def words(value: str | Sequence[str] | Mapping[str, Any] | None) -> str:
