@@ -1,6 +1,6 @@
 """How close a search's top 10 comes to the *exact* top 10 of skillsite's own ranking.
 
-A search ranks only the engine's best ``CANDIDATES`` (50) skills. This benchmark ranks every
+A search ranks only the engine's best ``CANDIDATES`` (30) skills. This benchmark ranks every
 skill of the dist with the same function (``rank_records`` over all ranking records), takes
 its top 10 as the reference, and reports, for the benchmark queries of ``bench_reader.py``:
 
@@ -11,7 +11,7 @@ its top 10 as the reference, and reports, for the benchmark queries of ``bench_r
 Usage::
 
     python bench/bench_candidates.py --dists DIST [DIST ...] [--queries 400]
-                                     [--candidates 50,100]
+                                     [--candidates 30,50]
 
 Ranking every skill is slow on purpose: about 35 s at 10k skills and 6 min at 100k.
 """
@@ -74,9 +74,9 @@ def main() -> None:
     parser.add_argument("--dists", type=Path, nargs="+", required=True,
                         help="built dist/ folders, e.g. a 10k and a 100k one")
     parser.add_argument("--queries", type=int, default=400)
-    parser.add_argument("--candidates", default="50,100",
-                        help="candidate counts to compare, comma-separated (default 50,100; "
-                             "a search uses 50)")
+    parser.add_argument("--candidates", default="30,50",
+                        help="candidate counts to compare, comma-separated (default 30,50; "
+                             "a search uses 30)")
     options = parser.parse_args()
     sizes = [int(size) for size in options.candidates.split(",") if size.strip()]
     for dist in options.dists:

@@ -2,10 +2,12 @@
 
 Each :class:`~skillsite.index.IndexDoc` attribute becomes one engine field of
 pre-tokenized text (see :mod:`skillsite.index.tokens`). List attributes are joined
-into one value: their terms then match the same way in both engines. Each field
-carries the FORMATS.md §4 weight of its ranking signal as a query-time boost, so
-the engines' own BM25 already prefers a name hit to a body hit when they pick the
-candidates that :func:`skillsite.index.ranking.rank` then orders.
+into one value: their terms then match the same way in both engines.
+
+The engines pick the candidates that :func:`skillsite.index.ranking.rank` then orders, so
+they score the way ranking does (see :func:`boosts`): a term in a :data:`PRESENCE_FIELDS`
+field earns that field's FORMATS.md §4 weight, whatever its IDF or the field's length;
+the lexical fields keep BM25, scaled down to a tiebreak.
 """
 from __future__ import annotations
 
@@ -82,9 +84,23 @@ def field_texts(doc: IndexDoc) -> dict[str, str]:
     return {field: text for field, text in texts.items() if text}
 
 
+PRESENCE_FIELDS = frozenset({"name", "title", "tags", "intents", "applies_to", "compatibility"})
+"""Fields that ranking scores by whether they hold a query term: the engines query them
+with constant-score clauses."""
+
+LEXICAL_SCALE = 0.1
+"""The share of its weight that a lexical field's BM25 clause gets. Ranking gives a lexical
+match at most 1 where a name earns 3, and has no IDF: at full weight, BM25 lets a rare
+body word outrank a name. Measured with ``bench/bench_candidates.py`` (how much of ranking's
+exact top 10 the candidates hold, at 100k skills): 0.76 at full weight, 0.94 at a tenth."""
+
+
 def boosts() -> dict[str, float]:
-    """Return each text field's query boost, taken from :data:`WEIGHTS`."""
-    return {field: WEIGHTS[signal] for field, signal in SIGNALS.items()}
+    """Return each text field's query boost: its weight from :data:`WEIGHTS`, scaled by
+    :data:`LEXICAL_SCALE` for a field outside :data:`PRESENCE_FIELDS`. A presence field's
+    boost is the constant score of a match."""
+    return {field: WEIGHTS[signal] * (1.0 if field in PRESENCE_FIELDS else LEXICAL_SCALE)
+            for field, signal in SIGNALS.items()}
 
 
 def _joined_all(values: Iterable[str]) -> str:

@@ -2,7 +2,7 @@
 reading tantivy's document store.
 
 Every document the tantivy writer adds gets the next slot, a number kept in a fast field,
-and this file lists the names by slot. A search reads the slots of its 50 hits in one call
+and this file lists the names by slot. A search reads the slots of its 30 hits in one call
 (``fast_field_values``); fetching each stored name instead decompressed a 16 kB block of the
 document store, about 7 µs a hit. An incremental build appends the names of the skills it
 adds. The slot of a deleted document is never reused, so its name stays until a clean build.

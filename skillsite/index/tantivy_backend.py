@@ -22,8 +22,16 @@ from skillsite.index.base import (
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import BODY_FIELD, KEY_FIELD, TEXT_FIELDS, boosts, leaves_out_body
+from skillsite.index.fields import (
+    BODY_FIELD,
+    KEY_FIELD,
+    PRESENCE_FIELDS,
+    TEXT_FIELDS,
+    boosts,
+    leaves_out_body,
+)
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
+from skillsite.index.presence import is_padded, padded_texts, presence_query
 from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
 from skillsite.index.tokens import query_terms
 
@@ -42,8 +50,9 @@ def _schema() -> tantivy.Schema:
 
     builder = tantivy.SchemaBuilder()
     builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
-    for field in TEXT_FIELDS:
-        builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
+    for field in TEXT_FIELDS:  # presence fields: see skillsite.index.presence
+        builder.add_text_field(field, tokenizer_name="whitespace",
+                               index_option="basic" if field in PRESENCE_FIELDS else "freq")
     builder.add_unsigned_field(SLOT_FIELD, fast=True)
     return builder.build()
 
@@ -74,6 +83,9 @@ class TantivyWriter(IndexWriter):
         if replace and not (path / NAMES_FILE).is_file():
             raise SearchIndexError(f"{path} has no {NAMES_FILE} (an index from before "
                                    "artifact 2.4, or damaged): build again with --clean")
+        if replace and not is_padded(index.searcher()):
+            raise SearchIndexError(f"{path} has no padded presence fields (an index from "
+                                   "before artifact 2.5): build again with --clean")
         # Names by slot, appended to; an update reads the file at its first add.
         self._slots: list[str] | None = None if replace else []
         self._slots_written = -1
@@ -95,7 +107,7 @@ class TantivyWriter(IndexWriter):
         if self._slots is None:
             self._slots = read_names(self.path / NAMES_FILE)
             self._slots_written = len(self._slots)
-        document = tantivy.Document(**texts, **{KEY_FIELD: name})
+        document = tantivy.Document(**padded_texts(texts), **{KEY_FIELD: name})
         document.add_unsigned(SLOT_FIELD, len(self._slots))
         self._slots.append(name)
         writer.add_document(document)
@@ -123,8 +135,10 @@ class TantivyWriter(IndexWriter):
 
 
 class TantivySearcher(IndexSearcher):
-    """Candidates from an OR of boosted term queries over every text field, plus prefix
-    and one-typo matches on names and titles (``fuzzy_term_query`` with ``prefix``)."""
+    """Candidates from an OR of term queries over every text field (a constant score on
+    the presence fields, scaled BM25 on the others: see
+    :func:`~skillsite.index.fields.boosts`), plus prefix and one-typo matches on names,
+    titles and tags (``fuzzy_term_query`` with ``prefix``)."""
 
     def __init__(self, index: tantivy.Index, names: NameTable | None = None) -> None:
         index.config_reader(reload_policy="manual")
@@ -134,6 +148,7 @@ class TantivySearcher(IndexSearcher):
         self._kept: dict[tuple[str, bool], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
         self._common: dict[str, bool] = {}  # term -> leaves_out_body, kept
         self._slot_names = names
+        self._padded = is_padded(self._searcher)
         self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
         self._named: dict[int, str] = {}              # slot -> skill name
 
@@ -205,11 +220,15 @@ class TantivySearcher(IndexSearcher):
 
         query_of, should = tantivy.Query, tantivy.Occur.Should
         skipped = BODY_FIELD if lean and self._leaves_out_body(term) else None
-        # A field without the term would add nothing to any score: no clause for it.
-        clauses = [(should, query_of.boost_query(query_of.term_query(self._schema, field, term),
-                                                 boost))
-                   for field, boost in self._boosts.items()
-                   if field != skipped and self._searcher.doc_freq(field, term)]
+        clauses = []
+        for field, boost in self._boosts.items():
+            docs_with_term = self._searcher.doc_freq(field, term)
+            if field == skipped or not docs_with_term:
+                continue  # a field without the term would add nothing to any score
+            query = query_of.term_query(self._schema, field, term)
+            clauses.append((should, presence_query(
+                query, boost, docs_with_term, self._searcher.num_docs, padded=self._padded)
+                if field in PRESENCE_FIELDS else query_of.boost_query(query, boost)))
         if len(term) >= FUZZY_MIN_CHARS:
             typo = term not in self.known_words((term,))
             for field in FUZZY_FIELDS:

@@ -21,7 +21,14 @@ from skillsite.index.base import (
     prepare_new_folder,
     require_folder,
 )
-from skillsite.index.fields import BODY_FIELD, KEY_FIELD, TEXT_FIELDS, boosts, leaves_out_body
+from skillsite.index.fields import (
+    BODY_FIELD,
+    KEY_FIELD,
+    PRESENCE_FIELDS,
+    TEXT_FIELDS,
+    boosts,
+    leaves_out_body,
+)
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, near_prefix
 from skillsite.index.tokens import query_terms
 
@@ -94,9 +101,10 @@ class WhooshWriter(IndexWriter):
 
 
 class WhooshSearcher(IndexSearcher):
-    """Candidates from an OR of boosted terms over every text field (BM25F), plus the
-    name and title terms near a query term's prefix (see :mod:`skillsite.index.fuzzy`):
-    Whoosh has no prefix-fuzzy query, so the lexicon is expanded here."""
+    """Candidates from an OR of terms over every text field (a constant score on the
+    presence fields, scaled BM25F on the others, as tantivy's), plus the name, title and
+    tag terms near a query term's prefix (see :mod:`skillsite.index.fuzzy`): Whoosh has no
+    prefix-fuzzy query, so the lexicon is expanded here."""
 
     def __init__(self, index: Any) -> None:
         self._searcher = index.searcher(weighting=_weighting())
@@ -105,21 +113,23 @@ class WhooshSearcher(IndexSearcher):
         self._word_sets: dict[str, set[str]] = {}
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
-        from whoosh.query import Term
+        from whoosh.query import ConstantScoreQuery, Or, Term
 
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
         common = {term for term in terms if leaves_out_body(
             self._searcher.doc_frequency(BODY_FIELD, term), self._searcher.doc_count())}
-        loose: list[Any] = []
+        loose: list[Any] = []  # as tantivy's: one constant score per field and term
         known = self.known_words(term for term in terms if len(term) >= FUZZY_MIN_CHARS)
         for term in terms:
             if len(term) >= FUZZY_MIN_CHARS:
                 for field in FUZZY_FIELDS:
-                    boost = self._boosts[field] * FUZZY_BOOST
-                    loose += [Term(field, word, boost=boost)
-                              for word in self._near(field, term, term not in known)]
+                    words = self._near(field, term, term not in known)
+                    if words:
+                        loose.append(ConstantScoreQuery(
+                            Or([Term(field, word) for word in words]),
+                            score=self._boosts[field] * FUZZY_BOOST))
         results = self._search(terms, loose, limit, leaving_out=common)
         if results.scored_length() < limit and common:  # as tantivy_backend: ask again
             results = self._search(terms, loose, limit, leaving_out=set())
@@ -129,10 +139,11 @@ class WhooshSearcher(IndexSearcher):
                 leaving_out: set[str]) -> Any:
         """Whoosh's hits for the terms on every field (but the body for ``leaving_out``),
         or'ed with the ``loose`` (prefix and typo) terms."""
-        from whoosh.query import Or, Term
+        from whoosh.query import ConstantScoreQuery, Or, Term
 
-        clauses = [Term(field, term, boost=boost) for term in terms
-                   for field, boost in self._boosts.items()
+        clauses = [ConstantScoreQuery(Term(field, term), score=boost)
+                   if field in PRESENCE_FIELDS else Term(field, term, boost=boost)
+                   for term in terms for field, boost in self._boosts.items()
                    if not (field == BODY_FIELD and term in leaving_out)]
         return self._searcher.search(Or(clauses + loose), limit=limit)
 

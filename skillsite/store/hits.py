@@ -1,6 +1,6 @@
 """``content/hits.db``: what a search reads of each skill, all skills in one SQLite file.
 
-A search ranks about 50 candidates and shows about 10. In the 64 content shards those rows
+A search ranks about 30 candidates and shows about 10. In the 64 content shards those rows
 sit in as many files, so reading them took one statement per shard, about 15 µs each on
 the benchmark machine, and half of a warm search's time at 100k skills. Here one statement
 reads them all.

@@ -21,7 +21,8 @@ MANIFEST = "manifest.json"
 #: 2.3: ``terms`` is a ranking record (``skillsite.index.ranking_record``) instead of JSON.
 #: 2.4: the ranking records and what a search hit shows move to one file,
 #: ``content/hits.db`` (``skillsite.store.hits``); the shards' ``terms`` are empty.
-ARTIFACT_VERSION = "2.4"
+#: 2.5: a tantivy index pads its presence fields (``skillsite.index.presence``).
+ARTIFACT_VERSION = "2.5"
 
 
 def fsync_file(path: Path) -> None:

@@ -1,0 +1,97 @@
+"""The engines score a presence field (name, title, tags, ...) by whether it holds the term,
+as ranking does: not by the term's IDF or the field's length (:mod:`skillsite.index.presence`).
+
+Real indexes on disk, both engines; and a tantivy index written the way artifact 2.4 wrote
+one (no padding), which is searched with constant-score clauses instead.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tantivy
+
+from skillsite.index import BACKENDS, IndexDoc, SearchIndexError
+from skillsite.index.fields import KEY_FIELD, PRESENCE_FIELDS, TEXT_FIELDS, field_texts
+from skillsite.index.presence import FILLER, PRESENCE_LENGTH, padded_texts
+from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, write_names
+
+DOCS = [
+    # A long name, and the body says kafka three times: its name hit is worth as much as
+    # the short name's, so the body decides.
+    IndexDoc(name="stream-events-through-kafka-topics-with-schemas-and-retention",
+             title="Streaming", description="Move events between services.",
+             body="Create the kafka topic. Set kafka retention. Watch kafka lag."),
+    IndexDoc(name="kafka", title="Brokers", description="Run brokers.",
+             body="Start the brokers and check the logs."),
+    *(IndexDoc(name=f"pdf-tool-{number}", title=f"PDF tool {number}",
+               description="Work with PDF files.", body="Open the file.") for number in range(6)),
+]
+LONG = DOCS[0].name
+
+
+def _build(backend: str, path: Path) -> Path:
+    with BACKENDS[backend].create(path) as writer:
+        for doc in DOCS:
+            writer.add(doc)
+    return path
+
+
+def _older_tantivy(path: Path) -> Path:
+    """An index as artifact 2.4 wrote it: term frequencies everywhere, no padding."""
+    builder = tantivy.SchemaBuilder()
+    builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
+    for field in TEXT_FIELDS:
+        builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
+    builder.add_unsigned_field(SLOT_FIELD, fast=True)
+    path.mkdir()
+    writer = tantivy.Index(builder.build(), str(path), reuse=False).writer(num_threads=1)
+    for slot, doc in enumerate(DOCS):
+        document = tantivy.Document(**field_texts(doc), **{KEY_FIELD: doc.name})
+        document.add_unsigned(SLOT_FIELD, slot)
+        writer.add_document(document)
+    writer.commit()
+    writer.wait_merging_threads()
+    write_names(path / NAMES_FILE, [doc.name for doc in DOCS])
+    return path
+
+
+def _candidates(backend: str, path: Path, query: str) -> list[str]:
+    with BACKENDS[backend].open(path) as searcher:
+        return searcher.candidates(query, limit=10)
+
+
+def test_padding_makes_every_presence_field_the_same_length() -> None:
+    texts = padded_texts({"name": "kafka kafka topic", "body": "kafka kafka"})
+    for field in PRESENCE_FIELDS:
+        assert len(texts[field].split()) == PRESENCE_LENGTH
+    assert texts["name"].split()[:3] == ["kafka", "topic", FILLER]
+    assert texts["body"] == "kafka kafka"  # lexical fields keep their counts
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_a_name_hit_is_worth_the_same_in_a_long_name(tmp_path: Path, backend: str) -> None:
+    found = _candidates(backend, _build(backend, tmp_path / backend), "kafka")
+    assert found[:2] == [LONG, "kafka"]
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_a_rare_name_word_is_worth_no_more_than_a_common_one(tmp_path: Path,
+                                                             backend: str) -> None:
+    # kafka is in 2 names of 8, pdf in 6: one name hit each, so they tie on names, and the
+    # pdf tools' titles and descriptions (pdf there too) put them ahead.
+    found = _candidates(backend, _build(backend, tmp_path / backend), "kafka pdf")
+    assert found[0].startswith("pdf-tool-"), found
+
+
+def test_an_older_index_is_searched_with_constant_scores(tmp_path: Path) -> None:
+    older = _older_tantivy(tmp_path / "older")
+    padded = _build("tantivy", tmp_path / "padded")
+    for query in ("kafka", "kafka pdf", "brokers", "pdf tool", "retention"):
+        assert _candidates("tantivy", older, query) == _candidates("tantivy", padded, query)
+
+
+def test_an_older_index_is_not_updated_in_place(tmp_path: Path) -> None:
+    older = _older_tantivy(tmp_path / "older")
+    with pytest.raises(SearchIndexError, match="--clean"):
+        BACKENDS["tantivy"].update(older)
