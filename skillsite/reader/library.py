@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from skillsite.reader import results
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import DEFAULT_MAX_CHARS, DEFAULT_MAX_SKILLS, Budget
 from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients, one_at_a_time
@@ -23,18 +24,6 @@ from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder, risk_of
 from skillsite.reader.neighbours import Graph
 from skillsite.reader.querying import Queries
-from skillsite.reader.results import (
-    Compact,
-    Composition,
-    Context,
-    Heading,
-    Neighbour,
-    Passage,
-    Related,
-    SkillInfo,
-    TagCount,
-    Warning,
-)
 from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.serving import Serving
 from skillsite.reader.shelf import Shelf, StoredSkill
@@ -137,7 +126,7 @@ class Library(Queries, Serving):
 
     # -- operations ------------------------------------------------------------------
 
-    def context(self) -> Context:
+    def context(self) -> results.Context:
         """How many skills of each format and tag ``dist/`` holds, its version and build
         time, and a hint on how to query it."""
         manifest = self.artifacts.manifest
@@ -147,15 +136,15 @@ class Library(Queries, Serving):
         budgets: dict[str, Any] = self.budget.to_dict()
         if self.ledger:
             budgets["safe"] = self.ledger.to_dict()
-        return Context(skills=int(counts.get("skills", 0)), formats=dict(counts.get("formats", {})),
-                       tags=tuple(TagCount(tag, count) for tag, count in top),
-                       tags_total=len(tags), artifact_version=str(manifest["artifact_version"]),
-                       skillsite_version=str(manifest.get("skillsite_version", "")),
-                       build_time=str(manifest.get("build_time", "")),
-                       index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets,
-                       hint=HINT)
+        return results.Context(
+            skills=int(counts.get("skills", 0)), formats=dict(counts.get("formats", {})),
+            tags=tuple(results.TagCount(tag, count) for tag, count in top),
+            tags_total=len(tags), artifact_version=str(manifest["artifact_version"]),
+            skillsite_version=str(manifest.get("skillsite_version", "")),
+            build_time=str(manifest.get("build_time", "")),
+            index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets, hint=HINT)
 
-    def open(self, ref: str) -> SkillInfo:
+    def open(self, ref: str) -> results.SkillInfo:
         """A skill's metadata and outline: headings with their sizes, links,
         ``depends_on``, supporting files and lint warnings. No body."""
         skill = self._skill(ref)
@@ -163,7 +152,7 @@ class Library(Queries, Serving):
             self.ledger.charge("read")
         meta = skill.meta
         hidden = self.safe
-        return SkillInfo(
+        return results.SkillInfo(
             ref=self._ref(skill.name), name=skill.name, title=skill.title,
             description=skill.description, format=skill.format,
             path=None if hidden else skill.path, version=meta.get("version"),
@@ -171,16 +160,16 @@ class Library(Queries, Serving):
             applies_to=tuple(meta.get("applies_to", ())),
             compatibility=str(meta.get("compatibility", "")), risk=risk_of(skill),
             depends_on=tuple(meta.get("depends_on", ())),
-            headings=tuple(Heading(s.index, s.heading, s.level, s.start_line, s.end_line,
-                                   s.length) for s in skill.spans),
+            headings=tuple(results.Heading(s.index, s.heading, s.level, s.start_line,
+                                           s.end_line, s.length) for s in skill.spans),
             links=() if hidden else tuple(skill.local(link) for link in meta.get("links", ())),
             files=() if hidden else tuple(skill.local(path) for path in skill.files),
-            warnings=tuple(Warning(*row) for row in meta.get("warnings", ())),
+            warnings=tuple(results.Warning(*row) for row in meta.get("warnings", ())),
             chars=len(skill.body), lines=skill.lines)
 
     def read(self, ref: str | None, section: str | int | None = None, *,
              start_line: int | None = None, end_line: int | None = None,
-             max_chars: int = 4000, cursor: str | None = None) -> Passage:
+             max_chars: int = 4000, cursor: str | None = None) -> results.Passage:
         """One section (a heading, or its index from :meth:`open`), a line range, or the
         whole body, at most ``max_chars`` characters. A cut is explicit: ``truncated``,
         a marker counted inside ``max_chars``, and a ``cursor`` that reads on."""
@@ -188,7 +177,7 @@ class Library(Queries, Serving):
 
         return read_passage(self, ref, section, start_line, end_line, max_chars, cursor)
 
-    def related(self, ref: str, limit: int = 10) -> Related:
+    def related(self, ref: str, limit: int = 10) -> results.Related:
         """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,
         each with the reasons it is related; never their bodies."""
         skill = self._skill(ref)
@@ -199,20 +188,20 @@ class Library(Queries, Serving):
         for name, score, reasons in self._graph_loaded().neighbours(skill.name):
             other = self._shelf.get(name)
             if other is not None:
-                found.append(Neighbour(self._ref(name), name, one_line(other.title),
-                                       one_line(other.description), reasons, score))
+                found.append(results.Neighbour(self._ref(name), name, one_line(other.title),
+                                               one_line(other.description), reasons, score))
                 if len(found) >= limit:
                     break
-        return Related(self._ref(skill.name), skill.name, tuple(found))
+        return results.Related(self._ref(skill.name), skill.name, tuple(found))
 
-    def compose(self, ref: str, limit: int = 4) -> Composition:
+    def compose(self, ref: str, limit: int = 4) -> results.Composition:
         """Exactly one level of ``depends_on``, in declared order (``limit`` clamped to
         1-8): compact metadata and the references that name no skill, never bodies."""
         skill = self._skill(ref)
         limit = clamp(limit, 1, 8, "limit")
         if self.ledger:
             self.ledger.charge("search")
-        found: list[Compact] = []
+        found: list[results.Compact] = []
         unresolved: list[str] = []
         declared = [str(name) for name in skill.meta.get("depends_on", ())]
         for name in declared:
@@ -220,12 +209,12 @@ class Library(Queries, Serving):
             if other is None:
                 unresolved.append(name)
             elif len(found) < limit:
-                found.append(Compact(self._ref(name), name, one_line(other.title),
-                                     one_line(other.description), other.format,
-                                     tuple(other.meta.get("tags", ()))))
+                found.append(results.Compact(self._ref(name), name, one_line(other.title),
+                                             one_line(other.description), other.format,
+                                             tuple(other.meta.get("tags", ()))))
         truncated = len(declared) - len(unresolved) > limit
-        return Composition(self._ref(skill.name), skill.name, tuple(found), tuple(unresolved),
-                           truncated)
+        return results.Composition(self._ref(skill.name), skill.name, tuple(found),
+                                   tuple(unresolved), truncated)
 
     def verify(self) -> list[dict[str, str]]:
         """Hash every file against the manifest: the mismatches (empty when all is well)."""

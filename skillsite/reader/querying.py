@@ -7,6 +7,7 @@ from typing import Any
 from skillsite.index.ranking import matched_fields
 from skillsite.index.ranking_record import WHOLE
 from skillsite.models import FORMATS
+from skillsite.reader import results
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import (
     APPLIES_TO_BONUS,
@@ -16,7 +17,6 @@ from skillsite.reader.finder import (
     Filters,
     Finder,
 )
-from skillsite.reader.results import Candidate, SearchResult
 from skillsite.reader.safe import SafeLedger
 from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
 from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
@@ -38,7 +38,8 @@ class Queries:
 
     def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
                applies_to: Iterable[str] = (), format: str | None = None,
-               compatibility: str | None = None, max_risk: str | None = None) -> SearchResult:
+               compatibility: str | None = None, max_risk: str | None = None
+               ) -> results.SearchResult:
         """Compact candidates for ``query``, best first, never a body. A query equal to a
         skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
         is clamped to 1-50; the filters keep skills with one of ``tags``, one of
@@ -59,7 +60,7 @@ class Queries:
 
     def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
                   | None = None, capabilities: str | Sequence[str] | None = None,
-                  limit: int = 5) -> SearchResult:
+                  limit: int = 5) -> results.SearchResult:
         """Skills for a task, ranked with their intents and ``applies_to`` above bare
         lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
         matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
@@ -102,7 +103,7 @@ class Queries:
         return found
 
     def _answer(self, query: str, limit: int, hits: Sequence[tuple[Hit | Listing, float]],
-                browse: bool) -> SearchResult:
+                browse: bool) -> results.SearchResult:
         width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
         matched: list[tuple[str, ...]] = [()] * len(hits)
         if not browse:
@@ -110,16 +111,17 @@ class Queries:
             matched = matched_fields(query, [records.get(skill.name, NO_RECORD)
                                              for skill, _ in hits],
                                      self._finder.known_words(query))
-        results = tuple(
-            Candidate(ref=self._ref(skill.name), name=skill.name,
+        candidates = tuple(
+            results.Candidate(ref=self._ref(skill.name), name=skill.name,
                       title=one_line(skill.title, width), description=one_line(
                           skill.description, width), format=skill.format,
                       tags=skill.tags, score=score, matched=fields)
             for (skill, score), fields in zip(hits, matched))
         if self.ledger:
             self.ledger.charge("search", sum(len(c.title) + len(c.description)
-                                             for c in results))
-        return SearchResult(query=query, limit=limit, browse=browse, results=results)
+                                             for c in candidates))
+        return results.SearchResult(query=query, limit=limit, browse=browse,
+                                    results=candidates)
 
 
 def _filters(tags: Iterable[str], applies_to: Iterable[str], format: str | None,

@@ -6,11 +6,11 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from skillsite.reader import results
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import Budget
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder
-from skillsite.reader.results import FileInfo, NamePage, Prompt
 from skillsite.reader.shelf import Shelf, StoredSkill
 from skillsite.reader.views import clamp, cursor_after, page_start
 
@@ -33,7 +33,7 @@ class Serving:
         raise NotImplementedError
 
     def prompt(self, refs: Sequence[str] | None = None, style: str = "xml",
-               max_chars: int | None = None, *, location_root: str | None = None) -> Prompt:
+               max_chars: int | None = None, *, location_root: str | None = None) -> results.Prompt:
         """The skills block of a system prompt: ``xml`` as skills-ref's ``to-prompt``,
         ``markdown`` as Flux's ``build_skills_preamble``. ``refs`` default to every skill,
         then within :data:`DEFAULT_PROMPT_CHARS` unless ``max_chars`` says otherwise;
@@ -56,7 +56,7 @@ class Serving:
         listed = [(name, description, os.path.join(root, path) if root else path)
                   for name, description, path in entries]
         text, included, omitted = render(style, listed, max_chars)
-        return Prompt(style, text, len(text), tuple(included), tuple(omitted))
+        return results.Prompt(style, text, len(text), tuple(included), tuple(omitted))
 
     # -- for the MCP server: files, front matter and names ---------------------------
 
@@ -77,7 +77,7 @@ class Serving:
         self.budget.charge(skill.name, size)
         return data
 
-    def skill_files(self, name: str) -> list[FileInfo]:
+    def skill_files(self, name: str) -> list[results.FileInfo]:
         """Every file of the skill (path relative to its folder, size, sha256)."""
         self._refuse_in_safe_mode("skill_files")
         return _files().file_list(self._shelf, self._skill(name))
@@ -97,7 +97,7 @@ class Serving:
             return {"name": skill.name, "description": skill.description}
         return dict(skill.meta.get("metadata") or {})
 
-    def names(self, cursor: str | None = None, limit: int = 100) -> NamePage:
+    def names(self, cursor: str | None = None, limit: int = 100) -> results.NamePage:
         """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``."""
         self._refuse_in_safe_mode("names")
         limit = clamp(limit, 1, 1000, "limit")
@@ -105,7 +105,7 @@ class Serving:
         start = page_start(every, cursor)
         page = every[start:start + limit]
         more = start + limit < len(every)
-        return NamePage(tuple(page), len(every), cursor_after(page[-1]) if more else None)
+        return results.NamePage(tuple(page), len(every), cursor_after(page[-1]) if more else None)
 
     def _catalog(self) -> list[tuple[str, str, str]]:
         import json

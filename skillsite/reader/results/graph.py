@@ -1,0 +1,50 @@
+"""What ``related`` and ``compose`` return."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skillsite.reader.results.base import Result
+
+
+@dataclass(frozen=True)
+class Neighbour(Result):
+    """A skill related to another, with the reasons why."""
+
+    ref: str
+    name: str
+    title: str
+    description: str
+    reasons: tuple[str, ...]  # "links to", "linked from", "depends on", "shared tag: x"...
+    score: float
+
+
+@dataclass(frozen=True)
+class Related(Result):
+    """What ``related`` returns."""
+
+    ref: str
+    name: str
+    results: tuple[Neighbour, ...]
+
+
+@dataclass(frozen=True)
+class Compact(Result):
+    """A skill in a few fields, as ``compose`` lists its prerequisites."""
+
+    ref: str
+    name: str
+    title: str
+    description: str
+    format: str
+    tags: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Composition(Result):
+    """What ``compose`` returns: one level of prerequisites."""
+
+    ref: str
+    name: str
+    depends_on: tuple[Compact, ...]   # in the skill's declared order, one level deep
+    unresolved: tuple[str, ...]       # declared dependencies that are not in dist/
+    truncated: bool                   # more dependencies than ``limit``

@@ -1,0 +1,53 @@
+"""What ``open`` returns: a skill's metadata and outline."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from skillsite.reader.results.base import Result
+
+
+@dataclass(frozen=True)
+class Heading(Result):
+    """One section of a skill, as ``open`` lists it."""
+
+    index: int              # 0-based; ``read(ref, section=index)`` reads it
+    heading: str            # "" for text before the first heading
+    level: int
+    start_line: int
+    end_line: int
+    chars: int
+
+
+@dataclass(frozen=True)
+class Warning(Result):
+    """A lint warning of the skill's own file."""
+
+    line: int
+    column: int
+    rule: str
+    message: str
+
+
+@dataclass(frozen=True)
+class SkillInfo(Result):
+    """A skill's metadata and outline (:meth:`Library.open`): no body."""
+
+    ref: str
+    name: str
+    title: str
+    description: str
+    format: str
+    path: str | None        # relative to the corpus root; None in safe mode
+    version: str | None
+    tags: tuple[str, ...]
+    intents: tuple[str, ...]
+    applies_to: tuple[str, ...]
+    compatibility: str
+    risk: str | None
+    depends_on: tuple[str, ...]
+    headings: tuple[Heading, ...]
+    links: tuple[str, ...]
+    files: tuple[str, ...]  # supporting files, relative to the skill's folder
+    warnings: tuple[Warning, ...]
+    chars: int              # of the whole body
+    lines: int
