@@ -12,8 +12,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import ClassVar
 
+from skillsite.entries import IndexDoc
 from skillsite.errors import SkillsiteError
-from skillsite.models import IndexDoc
 
 
 class SearchIndexError(SkillsiteError):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from skillsite.index.tokens import joined
 
 if TYPE_CHECKING:
-    from skillsite.models import IndexDoc
+    from skillsite.entries import IndexDoc
 
 KEY_FIELD = "key"
 """The stored, untokenized skill name: what a search returns and a delete targets."""

@@ -39,7 +39,7 @@ from skillsite.index.ranking_record import LENGTH, LEXICAL, MAX_DIGITS, WHOLE, c
 from skillsite.index.tokens import tokenize
 
 if TYPE_CHECKING:
-    from skillsite.models import IndexDoc
+    from skillsite.entries import IndexDoc
 
 
 PHRASE_BONUS = 1.0

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from skillsite.index.fields import field_texts
 
 if TYPE_CHECKING:
-    from skillsite.models import IndexDoc
+    from skillsite.entries import IndexDoc
 
 FIELDS = ("name", "title", "description", "tags", "intents", "applies_to", "compatibility",
           "headings")

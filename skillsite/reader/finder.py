@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from skillsite.entries import IndexDoc
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS
 from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
-from skillsite.models import IndexDoc
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
 

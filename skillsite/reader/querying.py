@@ -4,9 +4,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from skillsite.entries import FORMATS
 from skillsite.index.ranking import matched_fields
 from skillsite.index.ranking_record import WHOLE
-from skillsite.models import FORMATS
 from skillsite.reader import results
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import (

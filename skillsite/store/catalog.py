@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from skillsite.models import SkillEntry
+from skillsite.entries import SkillEntry
 
 CATALOG_VERSION = 1
 

@@ -46,7 +46,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from skillsite.models import SECTION_SEPARATOR, Section, SkillEntry
+from skillsite.entries import SECTION_SEPARATOR, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
 CONTENT_VERSION = 5
