@@ -64,7 +64,7 @@ def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     """No garbage collection while the reader's modules load. They make many objects and no
-    garbage: the collector's passes over them took about 12 ms of a cold query here."""
+    garbage: the collector's passes over them took 8-12 ms of a cold query here."""
     was_on = gc.isenabled()
     gc.disable()
     try:

@@ -85,8 +85,8 @@ def field_texts(doc: IndexDoc) -> dict[str, str]:
 
 
 PRESENCE_FIELDS = frozenset({"name", "title", "tags", "intents", "applies_to", "compatibility"})
-"""Fields that ranking scores by whether they hold a query term: the engines query them
-with constant-score clauses."""
+"""Fields that ranking scores by whether they hold a query term: an engine's clause on one
+scores the field's weight on every match (see :mod:`skillsite.index.presence`)."""
 
 LEXICAL_SCALE = 0.1
 """The share of its weight that a lexical field's BM25 clause gets. Ranking gives a lexical

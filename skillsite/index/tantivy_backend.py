@@ -153,7 +153,6 @@ class TantivySearcher(IndexSearcher):
         self._named: dict[int, str] = {}              # slot -> skill name
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
-
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
