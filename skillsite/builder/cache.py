@@ -183,7 +183,7 @@ def _replace_file(path: Path, blob: bytes) -> None:
     path.write_bytes(blob)
 
 
-def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
+def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:  # noqa: PLR0912 (to split)
     """The index for the next build's :func:`~skillsite.builder.changes.scan`; empty (no fast
     path) unless this build's walk recorded every folder. When the folders and files are
     those of ``old``'s index, it is updated rather than rebuilt."""

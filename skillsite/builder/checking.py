@@ -23,7 +23,7 @@ from skillsite.models import ERROR, Document, Problem, Source
 Progress = Callable[[int, int], None]
 
 
-def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
+def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,  # noqa: C901, PLR0915 (to split)
                   root: Path, jobs: int | None, progress: Progress, stores: BuildStores,
                   listings: Listings, relisted: list[tuple[str, str]] | None
                   ) -> tuple[BuildCache, Sources, int]:

@@ -128,7 +128,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
             gc.enable()
 
 
-def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
+def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,  # noqa: PLR0915 (to split)
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: PhaseClock, started: float,
            site: tuple[bool, Path | None] = (False, None)) -> BuildResult:

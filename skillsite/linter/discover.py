@@ -151,7 +151,7 @@ def _exclusion(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None
 _Folder = tuple[str, str, frozenset[str], bool, bool]
 
 
-def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
+def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],  # noqa: C901, PLR0912, PLR0915 (to split)
           sink: list[Flagged], listings: Listings | None, starts: list[_Folder] | None = None,
           descend: Callable[[str], bool] | None = None,
           trees: dict[str, Tree] | None = None) -> Iterator[tuple[str, str]]:

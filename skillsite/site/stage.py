@@ -66,7 +66,7 @@ class SiteResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def build_site(dist: Path, root: Path, problems: list[Problem], *,
+def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0915 (to split)
                previous: Path | None = None, mkdocs_config: Path | None = None,
                jobs: int | None = None) -> SiteResult:
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
