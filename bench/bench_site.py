@@ -145,7 +145,7 @@ def _search_figures(site: Path, rare: str, peer: bool = False) -> dict[str, Any]
 def _peer(dist: Path, out: Path) -> dict[str, Any]:
     """Plain mkdocs-material with Material's own search over the same docs tree."""
     config = out.parent / "peer-mkdocs.yml"
-    text = (ROOT / "mkdocs.yml").read_text().replace("plugins: []", "plugins: [search]")
+    text = (ROOT / "skillsite" / "site" / "mkdocs.yml").read_text().replace("plugins: []", "plugins: [search]")
     config.write_text(text + f"\ndocs_dir: {dist / 'site-cache' / 'docs'}\nsite_dir: {out}\n"
                       "nav:\n  - Home: index.md\n  - Skills A-Z: skills/index.md\n")
     code = ("import resource, time, os; os.environ['NO_MKDOCS_2_WARNING']='1';"

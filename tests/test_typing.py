@@ -1,4 +1,4 @@
-"""The public API is typed; mypy keeps it honest (STYLE.md: types on the public API)."""
+"""The public API is typed; mypy keeps it honest (CONTRIBUTING.md: types on the public API)."""
 from __future__ import annotations
 
 import subprocess

@@ -36,7 +36,7 @@ from skillsite.models import Problem
               help="Skip the catalog site (dist/site/): faster when only agents read dist/.")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               help="mkdocs.yml for the catalog site (theme, logo, extra pages in its "
-                   "docs_dir). Default: the repository's top-level mkdocs.yml. "
+                   "docs_dir). Default: skillsite/site/mkdocs.yml in the package. "
                    "Example: --mkdocs-config site/mkdocs.yml")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the time each phase took.")

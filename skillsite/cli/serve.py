@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 @click.option("-p", "--port", default=8000, show_default=True, type=click.IntRange(0, 65535),
               help="Port on 127.0.0.1 (0 picks a free one). Example: --port 8080")
 @click.option("--mkdocs-config", type=click.Path(dir_okay=False, exists=True, path_type=Path),
-              help="mkdocs.yml for the site (default: the repository's top-level one).")
+              help="mkdocs.yml for the site (default: the package's skillsite/site/mkdocs.yml).")
 @click.option("--interval", default=1.0, show_default=True, type=click.FloatRange(0.2, 60),
               help="Seconds between looks at the corpus for changes.")
 def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,

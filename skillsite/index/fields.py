@@ -6,7 +6,7 @@ into one value: their terms then match the same way in both engines.
 
 The engines pick the candidates that :func:`skillsite.index.ranking.rank` then orders, so
 they score the way ranking does (see :func:`boosts`): a term in a :data:`PRESENCE_FIELDS`
-field earns that field's FORMATS.md §4 weight, whatever its IDF or the field's length;
+field earns that field's Mini-A weight (docs/formats.md), whatever its IDF or length;
 the lexical fields keep BM25, scaled down to a tiebreak.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ WEIGHTS: dict[str, float] = {
     "compatibility": 1.0,
     "graph": 1.0,
 }
-"""FORMATS.md §4 ranking weights, by signal: the engines' query boosts and
+"""Mini-A's ranking weights (docs/formats.md), by signal: the engines' query boosts and
 :func:`skillsite.index.ranking.rank` both read them here."""
 
 SIGNALS: dict[str, str] = {

@@ -3,7 +3,7 @@
 The engines pick candidates; this module orders them, from the candidates' own
 fields alone (their ranking records, :mod:`skillsite.index.ranking_record`), so the
 order is the same whichever engine found them. Each signal scores in ``[0, 1]`` and is
-multiplied by its FORMATS.md §4 weight:
+multiplied by its Mini-A weight (docs/formats.md):
 
 - ``lexical``: description, headings and body together, a saturating term
   frequency with BM25's length normalization (no IDF: a score that depends only on

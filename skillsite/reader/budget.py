@@ -1,6 +1,6 @@
 """How much one client is served: at most N distinct skills loaded and M characters.
 
-FORMATS.md §4 (Mini-A) defaults: 3 skills and 12,000 characters for an agent session.
+Mini-A's per-run defaults (docs/formats.md, Mini-A budgets): 3 skills and 12,000 characters.
 Each client has its own (:mod:`skillsite.reader.clients`): the MCP server keeps one per
 MCP session. ``None`` turns a limit off.
 """

@@ -1,7 +1,7 @@
 """Run mkdocs (with mkdocs-material) over the generated docs tree.
 
-The configuration is the repository's top-level ``mkdocs.yml`` (a copy ships in the
-package) or the user's ``--mkdocs-config``. skillsite only overrides what the generated
+The configuration is the package's ``skillsite/site/mkdocs.yml`` or the user's
+``--mkdocs-config`` (the repository's top-level ``mkdocs.yml`` is the project's own docs). skillsite only overrides what the generated
 tree needs: where the pages are and go, directory URLs, its own script and style sheet,
 and a small nav when the configuration has none (Material's automatic nav is quadratic in
 the number of pages).
@@ -32,10 +32,8 @@ class SiteError(SkillsiteError):
 
 
 def default_config() -> Path:
-    """The repository's top-level mkdocs.yml when running from a checkout, else the copy
-    in the package."""
-    top = Path(__file__).resolve().parents[2] / "mkdocs.yml"
-    return top if top.is_file() else PACKAGED_CONFIG
+    """The catalog site's default mkdocs.yml, shipped in the package."""
+    return PACKAGED_CONFIG
 
 
 def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool) -> list[str]:

@@ -2,8 +2,8 @@
 
 Pagefind does not index the rendered pages: it indexes one small stub per skill (its
 name, title, description, tags and headings), at the same URL as the skill's page. At 10k
-skills this keeps the first query's download and the indexer's memory small (see the
-README's figures).
+skills this keeps the first query's download and the indexer's memory small (see the figures in
+docs/performance.md).
 
 Pagefind has no incremental mode, so the stubs are split into :data:`BUNDLES` bundles by
 a stable hash of the skill's slug, each indexed by its own Pagefind run into

@@ -1,6 +1,6 @@
 """A SKILL.md for skills that are not one (``.skill.toml``, ``skill.json``, Mini-A pages),
-so the discovery index can serve every skill the same way. The README's "The catalog site"
-section lists how each field maps.
+so the discovery index can serve every skill the same way. docs/site.md ("Discovery index
+for agents") lists how each field maps.
 """
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from typing import Any, Callable
 from click.testing import CliRunner
 
 from skillsite.cli import main
+from skillsite.site.mkdocs_run import default_config
 from skillsite.site.search import bundle_of
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "site" / "corpus"
@@ -196,7 +197,7 @@ def test_a_failed_incremental_view_build_leaves_dist_untouched(tmp_path: Path) -
                     "        raise ValueError('refused by the test hook')\n"
                     "    return markdown\n")
     config = tmp_path / "mkdocs.yml"
-    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+    config.write_text(default_config().read_text()
                       + f"hooks:\n  - {hook}\n")
     command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
     assert CliRunner().invoke(main, command).exit_code == 0
@@ -219,7 +220,7 @@ def test_your_own_pages_follow_their_edits_in_both_incremental_paths(tmp_path: P
     pages.mkdir()
     (pages / "about.md").write_text("# About\n\nFirst words.\n")
     config = tmp_path / "mkdocs.yml"
-    config.write_text((Path(__file__).resolve().parents[2] / "mkdocs.yml").read_text()
+    config.write_text(default_config().read_text()
                       + f"docs_dir: {pages}\n")
     command = ["build", str(corpus), "-o", str(dist), "--mkdocs-config", str(config)]
     assert CliRunner().invoke(main, command).exit_code == 0
