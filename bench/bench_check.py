@@ -5,7 +5,7 @@ Usage::
     python bench/bench_check.py [--count 10000] [--memory-count 100000] [--corpus DIR]
                                 [--repeat 3] [--seed 1] [--profile]
 
-Figures (see bench/README.md):
+Figures (see docs/performance.md):
 
   Each in-process figure is the median of ``--inproc-repeat`` (3) interleaved rounds.
 

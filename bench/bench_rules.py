@@ -12,7 +12,7 @@ and prints:
    memory files, hooks outside skills);
 2. wall time per corpus per tool;
 3. a deterministic sample of ``--sample`` findings per tool (seeded), to be checked by
-   hand; the verdicts are written up in ``bench/README.md``.
+   hand; the latest verdicts are summed up in ``docs/performance.md``.
 
 ``--json FILE`` also writes every finding. ``--speed CORPUS --before DIR`` instead times
 ``skillsite.check([CORPUS], jobs=1)`` in fresh processes, the skillsite source tree in DIR

@@ -2,7 +2,7 @@
 
 ``ci`` (the default) is bounded and derandomized, so a CI run is fast and repeatable;
 ``SKILLSITE_FUZZ=long`` multiplies every property's example budget by 20 and draws new
-random examples each run (see bench/README.md, "Fuzzing").
+random examples each run (see docs/performance.md, "Reliability runs").
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Bugs the fuzz properties found, each pinned by the smallest input that showed it.
 
-Numbered in the order they were found; bench/README.md ("Fuzzing") counts them.
+Numbered in the order they were found.
 """
 from __future__ import annotations
 
