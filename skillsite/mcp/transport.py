@@ -6,11 +6,21 @@ are always built here: the loopback names on loopback, and only an explicit allo
 anywhere else (``http_security`` refuses to go without one)."""
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import socket
 
+import anyio
 from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
+
+from skillsite.mcp.http_guard import (
+    BACKLOG,
+    ExactHosts,
+    GuardedH11,
+    connection_cap,
+    survive_descriptor_exhaustion,
+)
 
 LOOPBACK_HOSTS = ("127.0.0.1:*", "localhost:*", "[::1]:*")
 LOOPBACK_ORIGINS = tuple(f"http://{host}" for host in LOOPBACK_HOSTS)
@@ -82,6 +92,20 @@ def serve_http(server: MCPServer, host: str, port: int,
     """Stateful on purpose: budgets are kept per MCP session (see ``clients``), and a
     stateless server gives its clients none. The SDK holds at most ``max_sessions`` open
     sessions (about 100 KB each; a new one beyond gets HTTP 503) and closes a session
-    idle for 30 minutes."""
-    server.run("streamable-http", host=host, port=port, transport_security=security,
-               stateless_http=False, max_sessions=max_sessions)
+    idle for 30 minutes. uvicorn is run here rather than by the SDK so that the guards of
+    ``http_guard`` (exact Host/Origin, header deadline, connection cap) sit in front."""
+    anyio.run(_serve_http, server, host, port, security, max_sessions)
+
+
+async def _serve_http(server: MCPServer, host: str, port: int,
+                      security: TransportSecuritySettings, max_sessions: int) -> None:
+    import uvicorn
+
+    app = server.streamable_http_app(stateless_http=False, max_sessions=max_sessions,
+                                     transport_security=security, host=host)
+    guarded = ExactHosts(app, security.allowed_hosts, security.allowed_origins)
+    GuardedH11.cap = connection_cap()
+    config = uvicorn.Config(guarded, host=host, port=port, http=GuardedH11, backlog=BACKLOG,
+                            log_level=server.settings.log_level.lower())
+    survive_descriptor_exhaustion(asyncio.get_running_loop())
+    await uvicorn.Server(config).serve()
