@@ -136,7 +136,39 @@ def test_json_agrees_with_the_standard_library(text: str) -> None:
     if _depth(expected) > MAX_DEPTH:
         assert any(i.rule == "too-complex" for i in loaded.issues)
         return
+    if not _encodable(expected):  # an unpaired surrogate escape, which json lets through
+        assert any(i.rule == "json-syntax" for i in loaded.issues), text
+        return
     assert _same(loaded.data, expected), (loaded.data, expected)
+
+
+def _encodable(value: object) -> bool:
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+ANY_CODE_POINT = st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=8)
+
+
+@examples(150)
+@given(st.dictionaries(ANY_CODE_POINT, st.one_of(ANY_CODE_POINT, st.lists(ANY_CODE_POINT,
+                                                                            max_size=3)),
+                       max_size=4))
+def test_json_strings_of_any_code_point_load_as_text_or_a_located_problem(
+        data: dict[str, object]) -> None:
+    """Issue #20 item 9: ``"\\ud800"`` loaded as a lone surrogate, which no UTF-8 output
+    can hold (the build crashed in store/hits.py). Every string loaded is encodable."""
+    tried("jsonmap: any code point, surrogates included")
+    text = json.dumps(data)  # ASCII: every non-ASCII character as a \\u escape
+    loaded = jsonmap.load(text)
+    assert _encodable(loaded.data)
+    if not _encodable(data):
+        (issue,) = loaded.issues
+        assert issue.rule == "json-syntax" and issue.line == 1
+        assert text[issue.column - 1:issue.column + 1] == "\\u"
 
 
 # -- TOML --------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ from skillsite.models import Issue, Position
 _WS = re.compile(r"[ \t\n\r]*")
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _LITERALS = {"true": True, "false": False, "null": None}
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class JsonSyntaxError(ValueError):
@@ -91,9 +93,18 @@ class _Reader:
 
     def string(self, i: int) -> tuple[str, int]:
         try:
-            return json.decoder.scanstring(self.text, i + 1)  # type: ignore[attr-defined]
+            value, end = json.decoder.scanstring(self.text, i + 1)  # type: ignore[attr-defined]
         except json.JSONDecodeError as exc:
             raise JsonSyntaxError(exc.msg, exc.pos) from None
+        if _SURROGATE.search(value):
+            # json accepts an unpaired \uD800 escape, which is no character: no UTF-8 file,
+            # page or database can hold it.
+            escape = _SURROGATE_ESCAPE.search(self.text, i, end)
+            raise JsonSyntaxError(
+                "an unpaired surrogate escape (\\uD800-\\uDFFF) is not a character; write "
+                "the character itself, or both halves of its pair (e.g. \\ud83d\\ude80)",
+                escape.start() if escape else i)
+        return value, end
 
     def object(self, i: int, pointer: str, depth: int) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
