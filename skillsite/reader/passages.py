@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
+import hmac
 import json
 from dataclasses import dataclass
 
@@ -43,19 +45,27 @@ class Position:
     section: int = -1
     end: int = 0         # the last line of a line range
 
-    def encode(self) -> str:
+    def encode(self, key: bytes | None = None) -> str:
+        """The cursor text; with ``key``, signed (``<payload>.<mac>``) so that only a
+        cursor this key issued decodes."""
         blob = json.dumps([self.name, self.version, self.mode, self.at, self.section,
                            self.end], separators=(",", ":")).encode("utf-8")
-        return base64.urlsafe_b64encode(blob).decode("ascii").rstrip("=")
+        payload = _b64(blob)
+        return payload if key is None else f"{payload}.{_mac(key, payload)}"
 
     @classmethod
-    def decode(cls, cursor: object) -> Position:
+    def decode(cls, cursor: object, key: bytes | None = None) -> Position:
+        """The position ``cursor`` names; with ``key``, only one signed under it."""
         bad = ReaderError("invalid-argument", "this cursor is not one that read returned; "
                           "pass the cursor of the last result unchanged")
         if not isinstance(cursor, str) or not 0 < len(cursor) <= MAX_CURSOR_CHARS:
             raise bad
+        payload, _, mac = cursor.partition(".")
+        if key is not None and not hmac.compare_digest(mac.encode("utf-8", "replace"),
+                                                   _mac(key, payload).encode("ascii")):
+            raise bad
         try:
-            blob = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+            blob = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
             name, version, mode, at, section, end = json.loads(blob)
         except (ValueError, TypeError, binascii.Error):
             raise bad from None
@@ -64,6 +74,14 @@ class Position:
                                                      for v in (at, section, end))):
             raise bad
         return cls(name, version, mode, at, section, end)
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def _mac(key: bytes, payload: str) -> str:
+    return _b64(hmac.new(key, payload.encode("ascii", "replace"), hashlib.sha256).digest())
 
 
 def clamp_chars(max_chars: object) -> int:
@@ -108,23 +126,26 @@ def _headings(skill: StoredSkill) -> list[dict[str, object]]:
     return [{"index": s.index, "heading": s.heading, "level": s.level} for s in skill.spans]
 
 
-def read_section(skill: StoredSkill, span: Span, at: int, budget: int) -> Cut:
+def read_section(skill: StoredSkill, span: Span, at: int, budget: int,
+                 key: bytes | None = None) -> Cut:
     text = skill.text(span)
     stop, shown = _cut(text, at, budget, boundaries=())
     position = Position(skill.name, skill.sha256, "section", stop, span.index)
     return _result(shown, _line_at(skill, span.offset + at),
-                   _line_at(skill, span.offset + max(stop - 1, at)), stop, len(text), position)
+                   _line_at(skill, span.offset + max(stop - 1, at)), stop, len(text), position,
+                   key)
 
 
-def read_body(skill: StoredSkill, at: int, budget: int) -> Cut:
+def read_body(skill: StoredSkill, at: int, budget: int, key: bytes | None = None) -> Cut:
     starts = tuple(span.offset for span in skill.spans)
     stop, shown = _cut(skill.body, at, budget, boundaries=starts)
     position = Position(skill.name, skill.sha256, "body", stop)
     return _result(shown, _line_at(skill, at), _line_at(skill, max(stop - 1, at)), stop,
-                   len(skill.body), position)
+                   len(skill.body), position, key)
 
 
-def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int) -> Cut:
+def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int,
+               key: bytes | None = None) -> Cut:
     """File lines ``start``..``end`` from character ``at`` of them; lines between
     sections (blank lines the store does not keep) read as blank."""
     last = skill.lines
@@ -140,14 +161,14 @@ def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int) -
     position = Position(skill.name, skill.sha256, "lines", stop, start, end)
     last_line = end if stop >= len(text) else start + text.count("\n", 0, max(stop - 1, at))
     return _result(shown, start + text.count("\n", 0, at), last_line, stop, len(text),
-                   position)
+                   position, key)
 
 
 def _result(shown: str, first: int, last: int, stop: int, total: int,
-            position: Position) -> Cut:
+            position: Position, key: bytes | None) -> Cut:
     if stop >= total:
         return Cut(shown, first, last, False, None)
-    return Cut(shown, first, last, True, position.encode())
+    return Cut(shown, first, last, True, position.encode(key))
 
 
 def _line_map(skill: StoredSkill) -> dict[int, str]:

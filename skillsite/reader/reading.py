@@ -18,11 +18,12 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
                  start_line: int | None, end_line: int | None, max_chars: int,
                  cursor: str | None) -> Passage:
     budget = passages.clamp_chars(max_chars)
-    position = Position.decode(cursor) if cursor is not None else None
+    ledger = library.ledger
+    key = ledger.cursor_key if ledger else None
+    position = Position.decode(cursor, key) if cursor is not None else None
     if ref is None and position is not None and not library.safe:
         ref = position.name
     skill = library._skill(ref)
-    ledger = library.ledger
     budget = library.budget.allowance(skill.name, budget)
     if ledger:
         budget = min(budget, ledger.policy.read_chars,
@@ -31,9 +32,9 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
         raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
                           "session's budget, too few for a read", budget="characters")
     if position is not None:
-        cut, heading = _resume(skill, position, budget)
+        cut, heading = _resume(skill, position, budget, key)
     else:
-        cut, heading = _fresh(library, skill, section, start_line, end_line, budget)
+        cut, heading = _fresh(library, skill, section, start_line, end_line, budget, key)
     if ledger:
         ledger.charge("read", len(cut.text))
     library.budget.charge(skill.name, len(cut.text))
@@ -43,7 +44,7 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
 
 
 def _fresh(library: Library, skill: StoredSkill, section: str | int | None,
-           start_line: int | None, end_line: int | None, budget: int
+           start_line: int | None, end_line: int | None, budget: int, key: bytes | None
            ) -> tuple[Cut, str | None]:
     if start_line is not None or end_line is not None:
         if section is not None:
@@ -52,16 +53,17 @@ def _fresh(library: Library, skill: StoredSkill, section: str | int | None,
         last = _line(end_line if end_line is not None else skill.lines, "end_line")
         if library.ledger:
             last = min(last, first + library.ledger.policy.read_lines - 1)
-        return passages.read_lines(skill, first, last, 0, budget), None
+        return passages.read_lines(skill, first, last, 0, budget, key), None
     if section is None and library.ledger and skill.spans:
         section = 0  # safe mode never serves a whole body in one read
     if section is not None:
         span = passages.find_section(skill, section)
-        return passages.read_section(skill, span, 0, budget), span.heading
-    return passages.read_body(skill, 0, budget), None
+        return passages.read_section(skill, span, 0, budget, key), span.heading
+    return passages.read_body(skill, 0, budget, key), None
 
 
-def _resume(skill: StoredSkill, position: Position, budget: int) -> tuple[Cut, str | None]:
+def _resume(skill: StoredSkill, position: Position, budget: int,
+            key: bytes | None) -> tuple[Cut, str | None]:
     if position.name != skill.name:
         raise ReaderError("invalid-argument", f"this cursor belongs to {position.name[:80]!r}, "
                           f"not {skill.name!r}")
@@ -70,11 +72,11 @@ def _resume(skill: StoredSkill, position: Position, budget: int) -> tuple[Cut, s
                           "made (dist/ was rebuilt); read it again without a cursor")
     if position.mode == "lines":
         return passages.read_lines(skill, position.section, position.end, position.at,
-                                   budget), None
+                                   budget, key), None
     if position.mode == "section":
         span = passages.find_section(skill, position.section)
-        return passages.read_section(skill, span, position.at, budget), span.heading
-    return passages.read_body(skill, position.at, budget), None
+        return passages.read_section(skill, span, position.at, budget, key), span.heading
+    return passages.read_body(skill, position.at, budget, key), None
 
 
 def _line(value: object, what: str) -> int:

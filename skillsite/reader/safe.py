@@ -15,6 +15,7 @@ issued to one client is unknown to every other.
 from __future__ import annotations
 
 import re
+import secrets
 import threading
 import time
 from dataclasses import dataclass
@@ -57,11 +58,12 @@ class SafeLedger:
         self._refs: dict[str, tuple[str, float]] = {}
         self._started = clock()
         self.searches = self.reads = self.chars = 0
+        #: Signs this client's read cursors: a cursor is a grant, like a ref, so one
+        #: rewritten (to a whole body, or to more lines) or from another client is refused.
+        self.cursor_key = secrets.token_bytes(32)
 
     def issue(self, name: str) -> str:
         """A fresh single-use ref to skill ``name``."""
-        import secrets
-
         ref = "r-" + secrets.token_urlsafe(18)
         with self._lock:
             now = self._clock()

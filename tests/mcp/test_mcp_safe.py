@@ -10,7 +10,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_helpers import call, error_shape, skills_list, tool_error
 
 from skillsite.mcp import create_server, warm_up
-from skillsite.reader import Library
+from skillsite.reader import Library, ReaderError
 from skillsite.reader.safe import SafePolicy
 
 pytestmark = pytest.mark.anyio
@@ -96,3 +96,45 @@ def test_warming_up_spends_nothing_of_a_safe_budget(dist: Path) -> None:
     assert thread is not None
     thread.join(30)
     assert not thread.is_alive()
+
+
+def _forged(cursor: str, mode: str, at: int, section: int, end: int) -> list[str]:
+    """``cursor`` rewritten to another mode and range: unsigned, and with its old MAC."""
+    import base64
+    import json
+
+    payload, _, mac = cursor.partition(".")
+    name, version, *_ = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    blob = json.dumps([name, version, mode, at, section, end], separators=(",", ":"))
+    rewritten = base64.urlsafe_b64encode(blob.encode()).decode().rstrip("=")
+    return [rewritten, f"{rewritten}.{mac}"]
+
+
+async def test_a_rewritten_cursor_is_refused(client: Client) -> None:
+    """Issue #20 item 6: an unsigned cursor rewritten to body mode, or to lines 1-100000,
+    read a whole body in one call. Cursors are signed; only the server's own resume."""
+    async with client:
+        found = await call(client, "search", query="bisect a regression")
+        passage = await call(client, "read", ref=found["results"][0]["ref"], start_line=1,
+                             end_line=40, max_chars=200)
+        assert passage["truncated"] and passage["cursor"]
+        ref, cursor = passage["ref"], passage["cursor"]
+        for forged in [*_forged(cursor, "body", 0, -1, 0),
+                       *_forged(cursor, "lines", 0, 1, 100_000)]:
+            shape = error_shape(await tool_error(client, "read", ref=ref, cursor=forged,
+                                                 max_chars=20000))
+            assert shape["error"] == "invalid-argument"
+            ref = (await call(client, "search", query="bisect a regression"))["results"][0]["ref"]
+        again = await call(client, "read", ref=ref, cursor=cursor)
+        assert again["text"] and again["end_line"] <= 40  # the original range holds
+
+
+async def test_a_cursor_of_one_client_is_refused_to_another(dist: Path) -> None:
+    library = Library(dist, safe=True)
+    with library.client("a") as first, library.client("b") as second:
+        ref = first.search("bisect a regression").results[0].ref
+        cut = first.read(ref, start_line=1, end_line=40, max_chars=200)
+        other = second.search("bisect a regression").results[0].ref
+        with pytest.raises(ReaderError) as refused:
+            second.read(other, cursor=cut.cursor)
+        assert refused.value.code == "invalid-argument"
