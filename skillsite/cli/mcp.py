@@ -29,11 +29,13 @@ if TYPE_CHECKING:
               help="A browser Origin allowed to call the server (repeatable). Requests "
                    "without an Origin are always served. Example: --allow-origin "
                    "https://app.example.com")
-@click.option("--max-skills", type=click.IntRange(min=0), default=3, show_default=True,
-              help="Distinct skills served (bodies and files) to each client, an MCP "
-                   "session over HTTP; 0: no limit. Example: --max-skills 10")
-@click.option("--max-chars", type=click.IntRange(min=0), default=12000, show_default=True,
-              help="Characters served to each client in all; 0: no limit.")
+@click.option("--max-skills", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Bound each client (an MCP session over HTTP, the whole run over stdio) "
+                   "to this many distinct skills (bodies and files); 0: no limit. Mini-A "
+                   "bounds an agent run at 3. Example: --max-skills 3")
+@click.option("--max-chars", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Bound each client to this many characters served in all; 0: no "
+                   "limit. Mini-A bounds a run at 12000. Example: --max-chars 12000")
 @click.option("--max-clients", type=click.IntRange(min=1), default=256, show_default=True,
               help="Clients (MCP sessions) holding budgets at once; one more is refused "
                    "with too-many-clients until a session ends or stays idle for an hour.")

@@ -25,8 +25,8 @@ This server is a library of agent skills. Never try to load the whole catalog.
    result says truncated, call read again with its cursor.
 Also: recommend(task) ranks skills for a task, related(ref) and compose(ref) give neighbours
 and one level of prerequisites, context() gives counts and tags, prompt() a bounded listing.
-Results are JSON. Budgets limit the distinct skills and the characters served to each client
-(each MCP session); context() shows yours.
+Results are JSON. If the server keeps budgets (distinct skills and characters served to
+each client, an MCP session), context() shows yours.
 """
 
 SAFE_GUIDE = """

@@ -16,8 +16,9 @@ This package never imports the linter, the builder, yaml or jsonschema.
 """
 from __future__ import annotations
 
+from skillsite.reader.budget import Budget
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.library import Library
 from skillsite.reader.safe import SafePolicy
 
-__all__ = ["Library", "ReaderError", "SafePolicy"]
+__all__ = ["Budget", "Library", "ReaderError", "SafePolicy"]

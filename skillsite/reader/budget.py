@@ -1,8 +1,11 @@
 """How much one client is served: at most N distinct skills loaded and M characters.
 
-Mini-A's per-run defaults (docs/formats.md, Mini-A budgets): 3 skills and 12,000 characters.
-Each client has its own (:mod:`skillsite.reader.clients`): the MCP server keeps one per
-MCP session. ``None`` turns a limit off.
+Off unless asked for (``Library(budget=...)``, ``skillsite mcp --max-skills``): a
+standalone server keeps its own retrieval settings. ``Budget()`` is Mini-A's bound of an
+agent run (docs/formats.md, Mini-A budgets), 3 skills and 12,000 characters, for a runtime
+that bounds its runs the same way. Each client has its own
+(:mod:`skillsite.reader.clients`): the MCP server keeps one per MCP session. ``None``
+turns a limit off.
 """
 from __future__ import annotations
 
@@ -17,7 +20,8 @@ DEFAULT_MAX_CHARS = 12_000
 
 @dataclass
 class Budget:
-    """The skill and character budgets of one client, under a lock."""
+    """The skill and character budgets of one client, under a lock (``Budget()``:
+    Mini-A's per-run bound)."""
 
     max_skills: int | None = DEFAULT_MAX_SKILLS
     max_chars: int | None = DEFAULT_MAX_CHARS

@@ -18,7 +18,7 @@ from typing import Any
 
 from skillsite.reader import results
 from skillsite.reader.artifacts import Artifacts
-from skillsite.reader.budget import DEFAULT_MAX_CHARS, DEFAULT_MAX_SKILLS, Budget
+from skillsite.reader.budget import Budget
 from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients, one_at_a_time
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder, risk_of
@@ -39,10 +39,15 @@ class Library(Queries, Serving):
     """Query the ``dist/`` built by ``skillsite build``.
 
     ``safe`` turns on safe mode for untrusted clients (opaque single-use refs, budgets per
-    time window, see :mod:`skillsite.reader.safe`). ``max_skills`` and ``max_chars`` are
-    the budgets of each client (``None``: no limit): the Library's own, and those of each
-    client named with :meth:`client`, at most ``max_clients`` of them at once
-    (:mod:`skillsite.reader.clients`). ``verify`` hashes every file against the
+    time window, see :mod:`skillsite.reader.safe`); those window budgets are always on.
+
+    By default nothing else is budgeted: a standalone server or a program reads as much as
+    it needs. ``budget`` bounds each client as an agent runtime bounds a run (Mini-A: 3
+    skills and 12,000 characters, which ``Budget()`` is): its ``max_skills`` and
+    ``max_chars`` apply to the Library's own calls and afresh to each client named with
+    :meth:`client`, at most ``max_clients`` of them at once
+    (:mod:`skillsite.reader.clients`). ``max_skills`` and ``max_chars`` say the same one
+    limit at a time (``None``: no limit). ``verify`` hashes every file against the
     manifest first, as a long-lived server should. Otherwise each file is checked the first
     time it is read: its size and, with ``hash_on_read`` (the default), its sha256; a
     one-shot query (the CLI) turns ``hash_on_read`` off, because hashing the content
@@ -50,10 +55,14 @@ class Library(Queries, Serving):
     """
 
     def __init__(self, dist: str | os.PathLike[str] = "dist", *, safe: bool = False,
-                 max_skills: int | None = DEFAULT_MAX_SKILLS,
-                 max_chars: int | None = DEFAULT_MAX_CHARS,
+                 budget: Budget | None = None, max_skills: int | None = None,
+                 max_chars: int | None = None,
                  policy: SafePolicy | None = None, verify: bool = False,
                  hash_on_read: bool = True, max_clients: int = DEFAULT_MAX_CLIENTS) -> None:
+        if budget is not None:
+            if max_skills is not None or max_chars is not None:
+                raise ValueError("pass budget, or max_skills and max_chars, not both")
+            max_skills, max_chars = budget.max_skills, budget.max_chars
         self.dist = Path(dist)
         self._snapshots = Snapshots(self.dist, verify, hash_on_read)
         self.safe = safe

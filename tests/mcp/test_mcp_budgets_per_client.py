@@ -149,7 +149,7 @@ async def test_a_request_without_a_session_is_refused_not_shared(safe_url: str) 
 
 
 async def test_without_a_session_what_spends_no_budget_is_still_served(dist: Path) -> None:
-    for url in _serve(dist):  # the default budgets, not safe mode
+    for url in _serve(dist, "--max-skills", "3", "--max-chars", "12000"):  # Mini-A budgets
         async with Client(url, mode="2026-07-28") as client:
             found = await call(client, "search", query="bisect a regression")
             assert found["results"][0]["name"] == "git-bisect"

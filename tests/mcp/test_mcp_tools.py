@@ -11,7 +11,7 @@ from mcp import Client
 from mcp_helpers import call, error_shape, tool_error
 
 from skillsite.mcp import create_server
-from skillsite.reader import Library
+from skillsite.reader import Budget, Library
 
 pytestmark = pytest.mark.anyio
 TOOLS = {"context", "search", "recommend", "open", "read", "related", "compose", "prompt"}
@@ -111,7 +111,7 @@ async def test_an_unknown_section_lists_the_headings(dist: Path, mode: str) -> N
 
 
 async def test_the_budget_holds_across_calls(dist: Path, mode: str) -> None:
-    async with connect(dist, mode) as client:
+    async with connect(dist, mode, budget=Budget()) as client:
         for name in ("git-bisect", "pdf-forms", "sql-review"):
             await call(client, "read", ref=name, max_chars=500)
         shape = error_shape(await tool_error(client, "read", ref="pr-review", max_chars=500))
@@ -135,7 +135,7 @@ async def test_the_budget_holds_across_concurrent_calls(dist: Path, mode: str) -
     names = ["git-bisect", "pdf-forms", "sql-review", "pr-review", "changelog-writer",
              "certcheck", "flaky-test-hunter", "k8s-rollout-debug", "incident-triage"]
     served: list[str] = []
-    async with connect(dist, mode) as client:
+    async with connect(dist, mode, budget=Budget()) as client:
         async def one(name: str) -> None:
             result = await client.call_tool("read", {"ref": name, "max_chars": 500})
             if not result.is_error:

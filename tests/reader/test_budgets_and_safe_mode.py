@@ -7,11 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from skillsite.reader import Library, ReaderError, SafePolicy
+from skillsite.reader import Budget, Library, ReaderError, SafePolicy
+
+
+def test_no_budget_by_default(dist: Path) -> None:
+    """A standalone reader keeps no per-session budget (issue #23 item 1)."""
+    library = Library(dist)
+    for name in ("pdf-forms", "git-bisect", "sql-review", "certcheck", "pdf-forms"):
+        library.read(name, max_chars=20000)
+    assert not library.limited
+    assert library.context().budgets["max_skills"] is None
 
 
 def test_skill_budget_stops_the_fourth_distinct_skill(dist: Path) -> None:
-    library = Library(dist)  # 3 skills, 12,000 characters
+    library = Library(dist, budget=Budget())  # Mini-A's run: 3 skills, 12,000 characters
     for name in ("pdf-forms", "git-bisect", "sql-review"):
         library.read(name, max_chars=200)
     library.read("pdf-forms", max_chars=200)  # one already loaded is fine
