@@ -32,7 +32,7 @@ from skillsite.reader import Library, ReaderError
 
 LOCAL = "local"
 BUDGETED = frozenset({"tools/call", "resources/read"})
-SPENDING_TOOLS = frozenset({"read"})  # outside safe mode; resources/read spends too
+SPENDING_TOOLS = frozenset({"read", "use_skill"})  # outside safe mode; resources/read too
 FORGET_REGISTERED = "skillsite.forget-registered"
 NO_SESSION = ("this server keeps budgets per MCP session, and this request, which spends one, "
               "belongs to none "

@@ -5,7 +5,6 @@ An unknown skill or file is ``ResourceNotFoundError``, which the SDK sends as -3
 SDK also refuses ``..``, absolute paths and NUL in ``{+path}`` before the reader sees it."""
 from __future__ import annotations
 
-import mimetypes
 from typing import Any
 
 import anyio.to_thread
@@ -16,18 +15,20 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST, Completion, CompletionArgument, ResourceTemplateReference
 
 from skillsite.mcp.clients import current
-from skillsite.mcp.skills import ECHO_CHARS, skill_name, view_meta
+from skillsite.mcp.listing import LIST_PAGE, ConcreteResources
+from skillsite.mcp.skills import view_meta
+from skillsite.mcp.uris import ECHO_CHARS, mime_type, skill_name
 from skillsite.reader import Library, ReaderError
 
 SKILL_MD = "skill://{name}/SKILL.md"
 SKILL_FILE = "skill://{name}/{+path}"
 COMPLETIONS = 100  # the most values a completion may carry
-TEXT_TYPES = {".md": "text/markdown", ".toml": "application/toml", ".json": "application/json",
-              ".yaml": "application/yaml", ".yml": "application/yaml"}
 
 
-def register_resources(server: MCPServer, library: Library) -> None:
-    """The two templates, and the middleware that gives each file its own MIME type."""
+def register_resources(server: MCPServer, library: Library, *, ttl_ms: int,
+                       page_size: int = LIST_PAGE) -> None:
+    """The two templates, the middleware that gives each file its own MIME type, and the
+    concrete listing of every SKILL.md (``page_size`` a page, cacheable ``ttl_ms``)."""
 
     def skill_md(name: str) -> str | bytes:
         return _content(library, name, "SKILL.md")
@@ -42,6 +43,7 @@ def register_resources(server: MCPServer, library: Library) -> None:
                     description="A supporting file of a skill, by its path in the skill")(
         skill_file)
     server.middleware.append(FileTypes(library))
+    server.middleware.append(ConcreteResources(library, ttl_ms=ttl_ms, page_size=page_size))
 
     @server.completion()
     async def complete_name(ref: Any, argument: CompletionArgument,
@@ -78,12 +80,6 @@ def _content(library: Library, name: str, path: str) -> str | bytes:
         return data.decode("utf-8")  # exact bytes: strict UTF-8 round-trips
     except UnicodeDecodeError:
         return data
-
-
-def mime_type(uri: str) -> str:
-    """The MIME type a file's name implies; text/plain when unknown."""
-    suffix = uri[uri.rfind("."):].lower() if "." in uri.rsplit("/", 1)[-1] else ""
-    return TEXT_TYPES.get(suffix) or mimetypes.guess_type("f" + suffix)[0] or "text/plain"
 
 
 class FileTypes:

@@ -34,14 +34,16 @@ Safe mode: every ref is single-use. Each result carries a fresh ref for the next
 use it, not the old one. Queries that are too short or wildcards are refused."""
 
 FILES_GUIDE = """
-Each skill's files are also resources: skill://<name>/SKILL.md and skill://<name>/<path>,
-listed with digests by skills/list (the io.modelcontextprotocol/skills extension)."""
+Each skill's files are also resources: resources/list lists every skill://<name>/SKILL.md,
+and skill://<name>/<path> reads a supporting file; skills/list gives each skill's files
+with digests, and resources/directory/read a folder's (the io.modelcontextprotocol/skills
+extension). use_skill(name) returns a skill's whole body."""
 
 
 def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
     """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
     skills/list would hand out raw paths and whole bodies, which safe mode never does.
-    ``page_size`` is the number of skills per skills/list page."""
+    ``page_size`` is the number of skills per skills/list and resources/list page."""
     safe = library.safe
     hint = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
     skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
@@ -50,14 +52,14 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
         instructions=GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE),
         version=_version(),
         extensions=[] if safe else [skills],
-        cache_hints={"tools/list": hint, "resources/templates/list": hint,
-                     "resources/read": hint},
+        cache_hints={"tools/list": hint, "resources/list": hint,
+                     "resources/templates/list": hint, "resources/read": hint},
         log_level="WARNING",
     )
     server.middleware.append(ClientBudgets(library))
     register_tools(server, library)
     if not safe:
-        register_resources(server, library)
+        register_resources(server, library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
         server.middleware.append(LegacyDeclaration())
     return server
 

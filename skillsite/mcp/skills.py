@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import quote
 
 import anyio.to_thread
 from mcp.server.mcpserver import Extension, MethodBinding
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 
+from skillsite.mcp.listing import ReadDirectoryParams, read_directory
+from skillsite.mcp.uris import ECHO_CHARS, file_uri, skill_md_uri, skill_name
 from skillsite.reader import Library, ReaderError
 from skillsite.reader.results import FileInfo
 
@@ -24,31 +25,16 @@ GENERATED_NOTE = ("This skill is not written as a SKILL.md: skillsite serves a S
                   "generated from its own file, which is listed verbatim next to it.")
 VIEW_KEY = "dev.skillsite/generated-view"
 PAGE_SIZE = 50
-ECHO_CHARS = 200  # of a client's string quoted back in an error
+SETTINGS = {"directoryRead": True}  # resources/directory/read is served (mcp.listing)
 # SEP-2640 limits per skill: a host need not load more.
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024
 # The URI's last segment is the skill name, which must follow the Agent Skills rule.
 AGENT_SKILLS_NAME = re.compile(r"[a-z0-9](?:-?[a-z0-9])*")
-SKILL_URI = re.compile(r"skill://([^/]+)/SKILL\.md")
-# RFC 3986 pchar and "/", left as they are in a file's URI.
-PATH_SAFE = "/!$&'()*+,;=:@~"
 
 
 class GetSkillParams(RequestParams):
     uri: str
-
-
-def skill_name(uri: str) -> str | None:
-    """The skill name in ``skill://<name>/SKILL.md``, or None for any other URI."""
-    match = SKILL_URI.fullmatch(uri)
-    return match.group(1) if match else None
-
-
-def file_uri(name: str, path: str) -> str:
-    """The resource URI of a skill's file, its path percent-encoded where a URI needs it
-    (spaces, ``#``, ``%``, non-ASCII); the resource template decodes it back."""
-    return f"skill://{name}/{quote(path, safe=PATH_SAFE)}"
 
 
 def view_meta(files: list[FileInfo]) -> dict[str, Any]:
@@ -68,15 +54,24 @@ class SkillsExtension(Extension):
         self.page_size = page_size
         self.cache = {"ttlMs": ttl_ms, "cacheScope": "public"}
 
+    def settings(self) -> dict[str, Any]:
+        return dict(SETTINGS)
+
     def methods(self) -> list[MethodBinding]:
         return [MethodBinding("skills/list", PaginatedRequestParams, self._list),
-                MethodBinding("skills/get", GetSkillParams, self._get)]
+                MethodBinding("skills/get", GetSkillParams, self._get),
+                MethodBinding("resources/directory/read", ReadDirectoryParams,
+                              self._read_directory)]
 
     async def _list(self, ctx: Any, params: PaginatedRequestParams) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.list_page, params.cursor)
 
     async def _get(self, ctx: Any, params: GetSkillParams) -> dict[str, Any]:
         return await anyio.to_thread.run_sync(self.get, params.uri)
+
+    async def _read_directory(self, ctx: Any, params: ReadDirectoryParams) -> dict[str, Any]:
+        return await anyio.to_thread.run_sync(read_directory, self.library, params.uri,
+                                              params.cursor)
 
     def list_page(self, cursor: str | None) -> dict[str, Any]:
         try:
@@ -114,7 +109,7 @@ class SkillsExtension(Extension):
         if front_matter.get("name") != name or not front_matter.get("description"):
             return None  # the spec requires both, the name equal to the URI's
         entry: dict[str, Any] = {
-            "uri": f"skill://{name}/SKILL.md",
+            "uri": skill_md_uri(name),
             "frontmatter": front_matter,
             "resources": [{"uri": file_uri(name, f.path), "digest": f"sha256:{f.sha256}",
                            "size": f.size} for f in files],
@@ -134,5 +129,5 @@ class LegacyDeclaration:
         if ctx.method == "initialize" and isinstance(result, dict):
             capabilities = result.setdefault("capabilities", {})
             experimental = capabilities.setdefault("experimental", {}) or {}
-            capabilities["experimental"] = {**experimental, IDENTIFIER: {}}
+            capabilities["experimental"] = {**experimental, IDENTIFIER: dict(SETTINGS)}
         return result

@@ -11,9 +11,10 @@ from typing import Annotated, Any, Callable, Literal
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from skillsite.mcp.arguments import ToolArguments
 from skillsite.mcp.clients import current
 from skillsite.reader import Library, ReaderError
 
@@ -34,23 +35,32 @@ def to_text(result: Any) -> str:
     return json.dumps(result.to_dict(), ensure_ascii=False, separators=(",", ":"))
 
 
-def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
-    """``operation``'s result as text; a reader error as a tool error carrying the reader's
-    error JSON (``{"error": code, "message": ...}``), so a model can branch on the code."""
+def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> CallToolResult:
+    """``operation``'s result as ``structuredContent`` (the reader's JSON shape) and as the
+    same JSON in text, for clients that read only text; a reader error as a tool error
+    carrying the reader's error JSON (``{"error": code, "message": ...}``), so that a
+    model can branch on the code."""
     try:
-        return to_text(operation(*args, **kwargs))
+        result = operation(*args, **kwargs)
     except ReaderError as error:
         raise ToolError(to_text(error)) from None
+    shape = result.to_dict()
+    text = json.dumps(shape, ensure_ascii=False, separators=(",", ":"))
+    return CallToolResult(content=[TextContent(type="text", text=text)],
+                          structured_content=shape)
 
 
 def register_tools(server: MCPServer, library: Library) -> None:
-    """Register every reader operation on ``server`` as a read-only tool."""
-    for tool in _tools(library):
+    """Register every reader operation on ``server`` as a read-only tool that declares the
+    JSON Schema of its result, and check every call's arguments before it runs."""
+    tools = _tools(library)
+    for tool in tools:
         server.add_tool(tool, annotations=READ_ONLY, structured_output=False)
+    server.middleware.append(ToolArguments(tools))
 
 
-def _tools(library: Library) -> list[Callable[..., str]]:
-    def context() -> str:
+def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
+    def context() -> CallToolResult:
         """Counts (skills, per format), tags with counts, artifact version and build time,
         and a hint on how to use the other tools. Call it first if unsure."""
         return answer(current(library).context)
@@ -61,7 +71,7 @@ def _tools(library: Library) -> list[Callable[..., str]]:
                applies_to: Words = None,
                format: Format | None = None,
                compatibility: Annotated[str | None, Field(max_length=200)] = None,
-               max_risk: Risk | None = None) -> str:
+               max_risk: Risk | None = None) -> CallToolResult:
         """Find skills. Returns compact candidates (ref, name, title, description, tags,
         score, matched fields), never a body. An exact name comes first."""
         return answer(current(library).search, query, limit=limit, tags=tags or (),
@@ -71,13 +81,13 @@ def _tools(library: Library) -> list[Callable[..., str]]:
     def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
                   environment: Annotated[str | None, Field(max_length=500)] = None,
                   capabilities: Words = None,
-                  limit: Annotated[int, Field(ge=1, le=20)] = 5) -> str:
+                  limit: Annotated[int, Field(ge=1, le=20)] = 5) -> CallToolResult:
         """Rank skills for a task described in words, with its environment and the
         capabilities at hand. Intent and applies_to matches rank above bare word matches."""
         return answer(current(library).recommend, task, environment=environment,
                       capabilities=capabilities, limit=limit)
 
-    def open(ref: Ref) -> str:
+    def open(ref: Ref) -> CallToolResult:
         """One skill's metadata, headings with their sizes in characters, links,
         depends_on, supporting files and lint warnings. No body: use read for that."""
         return answer(current(library).open, ref)
@@ -87,18 +97,18 @@ def _tools(library: Library) -> list[Callable[..., str]]:
              start_line: Annotated[int | None, Field(ge=1)] = None,
              end_line: Annotated[int | None, Field(ge=1)] = None,
              max_chars: Annotated[int, Field(ge=200, le=20000)] = 4000,
-             cursor: Annotated[str | None, Field(max_length=512)] = None) -> str:
+             cursor: Annotated[str | None, Field(max_length=512)] = None) -> CallToolResult:
         """Read one section (its heading, or its index from open), a line range, or the
         whole body, at most max_chars. A cut is explicit: truncated is true, and passing
         its cursor back continues where it stopped."""
         return answer(current(library).read, ref, section, start_line=start_line,
                       end_line=end_line, max_chars=max_chars, cursor=cursor)
 
-    def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> str:
+    def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> CallToolResult:
         """Skills related by links, shared tags and dependencies, each with its reason."""
         return answer(current(library).related, ref, limit=limit)
 
-    def compose(ref: Ref, limit: Annotated[int, Field(ge=1, le=8)] = 4) -> str:
+    def compose(ref: Ref, limit: Annotated[int, Field(ge=1, le=8)] = 4) -> CallToolResult:
         """Exactly one level of depends_on: compact metadata of each prerequisite and the
         references that did not resolve. Never bodies."""
         return answer(current(library).compose, ref, limit=limit)
@@ -106,9 +116,18 @@ def _tools(library: Library) -> list[Callable[..., str]]:
     def prompt(refs: Annotated[list[Annotated[str, Field(max_length=512)]] | None,
                                Field(max_length=50)] = None,
                style: Literal["xml", "markdown"] = "xml",
-               max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> str:
+               max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> CallToolResult:
         """A listing of skills (the given refs, or the catalog) for a system prompt, at
         most max_chars; it says what it left out."""
         return answer(current(library).prompt, refs, style=style, max_chars=max_chars)
 
-    return [context, search, recommend, open, read, related, compose, prompt]
+    def use_skill(name: Ref,
+                  max_chars: Annotated[int, Field(ge=200, le=20000)] = 20000,
+                  cursor: Annotated[str | None, Field(max_length=512)] = None
+                  ) -> CallToolResult:
+        """Activate a skill by name: its whole body (the tool prompt(style="markdown")
+        names), at most max_chars; when truncated, pass its cursor back to read on."""
+        return answer(current(library).read, name, max_chars=max_chars, cursor=cursor)
+
+    tools = [context, search, recommend, open, read, related, compose, prompt]
+    return tools if library.safe else [*tools, use_skill]

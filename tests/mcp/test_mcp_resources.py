@@ -30,12 +30,13 @@ def client(request: pytest.FixtureRequest, dist: Path) -> Client:
     return Client(server) if request.param == "direct" else Client(server, mode="legacy")
 
 
-async def test_two_templates_skill_md_first_and_no_static_resources(client: Client) -> None:
+async def test_two_templates_skill_md_first_and_one_resource_per_skill(client: Client) -> None:
     async with client:
         templates = (await client.list_resource_templates()).resource_templates
         assert [t.uri_template for t in templates] == ["skill://{name}/SKILL.md",
                                                       "skill://{name}/{+path}"]
-        assert (await client.list_resources()).resources == []
+        listed = (await client.list_resources()).resources  # SKILL.md only, never files
+        assert listed and all(r.uri.endswith("/SKILL.md") for r in listed)
 
 
 @pytest.mark.parametrize("name,path,mime", [

@@ -66,7 +66,7 @@ async def test_the_extension_and_resources_are_declared(client: Client) -> None:
         capabilities = client.server_capabilities
         assert capabilities.resources is not None
         declared = {**(capabilities.extensions or {}), **(capabilities.experimental or {})}
-        assert declared.get(IDENTIFIER) == {}
+        assert declared.get(IDENTIFIER) == {"directoryRead": True}
 
 
 async def test_the_listing_pages_through_every_skill_once(client: Client) -> None:

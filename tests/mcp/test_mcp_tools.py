@@ -14,7 +14,8 @@ from skillsite.mcp import create_server
 from skillsite.reader import Budget, Library
 
 pytestmark = pytest.mark.anyio
-TOOLS = {"context", "search", "recommend", "open", "read", "related", "compose", "prompt"}
+TOOLS = {"context", "search", "recommend", "open", "read", "related", "compose", "prompt",
+         "use_skill"}
 
 
 @pytest.fixture(params=["direct", "legacy"])
