@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,6 +128,113 @@ def random_kills(corpus: Path, dist: Path, runs: int, span: float, seed: int,
         old = verify_dist(dist)
         outcomes.append(kill_at(corpus, dist, rng.uniform(0.0, span), old, *extra))
     return outcomes
+
+
+# -- SIGKILL of the build process alone, in a chosen stage ------------------------------
+
+#: The stages of a build, as its temporary folder shows them (see :func:`stage_of`).
+STAGES = ("check", "data", "site pages", "site mkdocs", "site finish")
+
+
+def stage_of(work: Path) -> str | None:
+    """The stage a build is in, from what its temporary folder ``work`` holds: linting
+    and the index first, then the catalog and the manifest, then the site's pages
+    (``.site-stubs``), mkdocs (``.site-view-*`` shards, or the search scratch before the
+    site exists) and the site's last steps; None once the folder is gone (swapped in)."""
+    try:
+        names = set(os.listdir(work))
+    except OSError:
+        return None
+    if "catalog.json" not in names:
+        return "check"
+    if ".site-stubs" in names:
+        return "site pages"
+    # The search scratch is made just before the stubs: it marks mkdocs only once the
+    # pages' cache exists and the stubs are gone.
+    if any(name.startswith(".site-view-") for name in names) or (
+            {".site-pagefind", "site-cache"} <= names and "site" not in names):
+        return "site mkdocs"
+    if "site" in names:
+        return "site finish"
+    return "data"
+
+
+def group_members(pgid: int) -> list[str]:
+    """The command lines of the live (not zombie) processes of process group ``pgid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            if fields[0] != "Z" and int(fields[2]) == pgid:
+                found.append((entry / "cmdline").read_bytes().replace(b"\0", b" ")
+                             .decode(errors="replace").strip())
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+@dataclass
+class StageKill:
+    """A build whose main process was SIGKILLed in ``stage``: what outlived it."""
+
+    stage: str            # the stage wanted
+    killed_in: str | None  # the stage it was in when killed (None: it had finished)
+    delay: float          # seconds into the stage
+    survivors: list[str]  # processes of its group alive after the grace time
+    outcome: Outcome
+
+
+def kill_in_stage(corpus: Path, dist: Path, stage: str, delay: float, old: str,
+                  *extra: str, grace: float = 3.0) -> StageKill:
+    """Start a build; ``delay`` seconds after it enters ``stage``, SIGKILL its main process
+    only (as the OOM killer or ``kill -9 PID`` would), then list the processes of its group
+    still alive after ``grace`` seconds: workers that did not die with it."""
+    started = time.monotonic()
+    # stderr into a file, not a pipe: a worker that outlives the build would hold a pipe
+    # open, and reading it to its end would wait for ever.
+    errors = tempfile.TemporaryFile(mode="w+")
+    process = subprocess.Popen(build_command(corpus, dist, *extra), env=environment(),
+                               stdout=subprocess.DEVNULL, stderr=errors, text=True,
+                               start_new_session=True)
+    work = dist.parent / f".{dist.name}.tmp-{process.pid}"
+    wanted = STAGES.index(stage)
+    entered = None
+    while process.poll() is None:
+        now = stage_of(work)
+        if entered is None and now is not None and STAGES.index(now) >= wanted:
+            entered = time.monotonic()
+        if entered is not None and time.monotonic() - entered >= delay:
+            break
+        time.sleep(0.005)
+    killed_in = stage_of(work) if process.poll() is None else None
+    if process.poll() is None:
+        process.kill()
+    process.wait()
+    errors.seek(0)
+    stderr = errors.read()
+    errors.close()
+    deadline = time.monotonic() + grace
+    while (survivors := group_members(process.pid)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    _reap_group(process.pid)
+    outcome = Outcome(f"SIGKILL in {stage} at +{delay:.2f} s", process.returncode, stderr,
+                      classify(dist, old, None), time.monotonic() - started)
+    return StageKill(stage, killed_in, delay, survivors, outcome)
+
+
+def kills_in_every_stage(corpus: Path, dist: Path, per_stage: int, seed: int,
+                         *extra: str, spread: float = 0.4) -> list[StageKill]:
+    """``per_stage`` kills in each of :data:`STAGES`, each at a random moment up to
+    ``spread`` seconds into the stage."""
+    rng = random.Random(seed)
+    kills = []
+    for stage in STAGES:
+        for _ in range(per_stage):
+            kills.append(kill_in_stage(corpus, dist, stage, rng.uniform(0.0, spread),
+                                       verify_dist(dist), *extra))
+    return kills
 
 
 # -- a full disk, a file-size limit, an unreadable file -----------------------------------

@@ -12,6 +12,7 @@ import signal
 import sys
 import threading
 import time
+from typing import Callable
 
 _PR_SET_PDEATHSIG = 1
 _WATCH_SECONDS = 0.5
@@ -42,6 +43,24 @@ def _kill_me_with_parent() -> bool:
         return bool(libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
+
+
+def dies_with_parent() -> Callable[[], None] | None:
+    """A ``preexec_fn`` for a program the build runs (Pagefind): on Linux the kernel kills
+    it when the thread that started it ends, as when the build is killed. None elsewhere,
+    where the program runs to its end (its time limit bounds it)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl  # loaded now: not in the child
+    except (OSError, AttributeError):
+        return None
+
+    def ask() -> None:
+        prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    return ask
 
 
 def _watch(parent: int) -> None:

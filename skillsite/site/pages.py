@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
+from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import artifact_url
@@ -126,8 +127,9 @@ class _Workers:
         self.setup = (str(dist / "content"), str(root), locations, slugs)
         self.pool: ProcessPoolExecutor | None = None
         if self.count > 1 and tasks >= PARALLEL_FROM:
-            self.pool = ProcessPoolExecutor(max_workers=self.count, initializer=_start_worker,
-                                            initargs=self.setup)
+            self.pool = ProcessPoolExecutor(max_workers=self.count,
+                                            initializer=_start_pool_worker,
+                                            initargs=(os.getpid(), *self.setup))
         else:
             _start_worker(*self.setup)
 
@@ -152,6 +154,11 @@ _WORKER: dict[str, Any] = {}
 def _start_worker(store: str, root: str, locations: dict[str, str],
                   slugs: dict[str, str]) -> None:
     _WORKER.update(store=store, root=Path(root), locations=locations, slugs=slugs)
+
+
+def _start_pool_worker(parent: int, *setup: Any) -> None:
+    die_with_parent(parent)  # a killed build must not leave its render workers behind
+    _start_worker(*setup)
 
 
 def _flags_one(skill: SiteSkill) -> list[Flag]:

@@ -14,6 +14,7 @@ import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from skillsite.linter.children import die_with_parent
 from skillsite.site.mkdocs_run import run_mkdocs
 
 #: Pages every view needs so that the nav resolves the same in each.
@@ -27,7 +28,9 @@ def run_mkdocs_sharded(docs: Path, site: Path, config: Path | None, workers: int
     outputs = [site] + [site.parent / f".site-part-{n}" for n in range(1, workers)]
     try:
         _make_views(docs, views)
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # A killed build must not leave its mkdocs processes behind.
+        with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent,
+                                 initargs=(os.getpid(),)) as pool:
             done = [pool.submit(run_mkdocs, view, output, config, dirty=False)
                     for view, output in zip(views, outputs)]
             warnings = [w for future in done for w in future.result()]

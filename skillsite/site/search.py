@@ -26,6 +26,7 @@ import sys
 from functools import lru_cache
 from pathlib import Path
 
+from skillsite.linter.children import dies_with_parent
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
@@ -105,7 +106,8 @@ def run_pagefind(stubs: Path, output: Path) -> None:
                "--force-language", "en", "--silent"]
     try:
         done = subprocess.run(command, capture_output=True, text=True,
-                              timeout=PAGEFIND_TIMEOUT, env={**os.environ, "NO_COLOR": "1"})
+                              timeout=PAGEFIND_TIMEOUT, env={**os.environ, "NO_COLOR": "1"},
+                              preexec_fn=dies_with_parent())  # noqa: PLW1509 (no locks taken)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise SiteError(f"the search index (Pagefind) could not run: {error}; install "
                         "`pagefind[extended]`, or pass --no-site") from None

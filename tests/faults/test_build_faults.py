@@ -18,7 +18,10 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from faults import (  # noqa: E402
+    STAGES,
     file_size_limit,
+    kill_in_stage,
+    kills_in_every_stage,
     leftovers,
     mount_tmpfs,
     random_kills,
@@ -75,6 +78,39 @@ def test_sigkill_at_random_points_keeps_a_whole_dist(built) -> None:
     for outcome in outcomes:
         assert outcome.dist in ("old", "new"), outcome
         assert "Traceback" not in outcome.stderr, outcome
+    after = run_build(corpus, dist, "--jobs", "2")
+    assert after.returncode == 0, after.stderr
+    verify_dist(dist)
+    assert leftovers(dist) == []
+
+
+@pytest.mark.parametrize("stage", ["site pages", "site mkdocs", "site finish"])
+def test_sigkill_of_the_build_in_the_site_stage_leaves_no_worker(built, stage: str) -> None:
+    """Issue #20 item 13: the render and mkdocs pools never asked to die with their
+    parent, so SIGKILL of the build alone (not its group) left workers with parent 1."""
+    corpus, dist, before = built
+    _edit(corpus, 20)
+    kill = kill_in_stage(corpus, dist, stage, 0.1, before, "--jobs", "2", "--clean")
+    assert kill.killed_in is not None and STAGES.index(kill.killed_in) >= STAGES.index(stage)
+    assert kill.survivors == [], kill
+    assert kill.outcome.dist == "old", kill
+    after = run_build(corpus, dist, "--jobs", "2")
+    assert after.returncode == 0, after.stderr
+    verify_dist(dist)
+    assert leftovers(dist) == []
+
+
+def test_kills_at_random_moments_in_every_stage(built) -> None:
+    """Two kills of the build process at random moments of each stage: every one leaves
+    dist/ whole (old or new), no process of the build alive, and the next build works."""
+    corpus, dist, _ = built
+    _edit(corpus, 20)
+    kills = kills_in_every_stage(corpus, dist, 2, 11, "--jobs", "2", "--clean")
+    assert {kill.stage for kill in kills} == set(STAGES)
+    for kill in kills:
+        assert kill.outcome.dist in ("old", "new"), kill
+        assert kill.survivors == [], kill
+        assert "Traceback" not in kill.outcome.stderr, kill
     after = run_build(corpus, dist, "--jobs", "2")
     assert after.returncode == 0, after.stderr
     verify_dist(dist)
