@@ -100,6 +100,26 @@ def test_sigkill_of_the_build_in_the_site_stage_leaves_no_worker(built, stage: s
     assert leftovers(dist) == []
 
 
+def test_sigkill_while_mkdocs_runs_in_shards_leaves_no_worker(tmp_path: Path) -> None:
+    """A clean build of 1,000 skills or more runs mkdocs in a pool of shard processes
+    (skillsite/site/parallel.py); killing the build while they run leaves none behind."""
+    from skillsite.site.stage import SHARD_FROM
+
+    corpus = tmp_path / "corpus"
+    generate(corpus, SHARD_FROM + 50, seed=5)
+    dist = tmp_path / "dist"
+    assert run_build(corpus, dist, "--jobs", "2", "--no-site").returncode == 0
+    kill = kill_in_stage(corpus, dist, "site mkdocs", 0.3, verify_dist(dist), "--jobs", "2",
+                         "--clean")
+    assert kill.killed_in == "site mkdocs", kill
+    assert kill.survivors == [], kill
+    assert kill.outcome.dist == "old", kill
+    after = run_build(corpus, dist, "--jobs", "2", "--no-site")
+    assert after.returncode == 0, after.stderr
+    verify_dist(dist)
+    assert leftovers(dist) == []
+
+
 def test_kills_at_random_moments_in_every_stage(built) -> None:
     """Two kills of the build process at random moments of each stage: every one leaves
     dist/ whole (old or new), no process of the build alive, and the next build works."""
