@@ -88,6 +88,9 @@ class Document:
     key_positions: dict[str, Position] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
     sha256: str = ""
+    #: The bytes that were parsed (and hashed as ``sha256``): what the build keeps and
+    #: publishes of the file, so that a change after linting never reaches ``dist/``.
+    raw: bytes = field(default=b"", repr=False, compare=False)
     #: Values several rules derive from the document, computed once (see ``memo``).
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 

@@ -14,11 +14,8 @@ from skillsite.linter.discover import relative_path
 from skillsite.linter.links import local_links
 from skillsite.linter.rules.corpus import DEPENDENCY_KEYS, resolve_reference
 from skillsite.linter.sections import split_sections
+from skillsite.linter.supporting import supporting_of
 from skillsite.models import Document, IndexDoc, Section, SkillEntry
-
-MAX_SUPPORTING_FILES = 500
-
-
 
 
 def index_doc(entry: SkillEntry) -> IndexDoc:
@@ -84,37 +81,15 @@ def _manifest_body(data: dict[str, Any]) -> str:
 
 
 def skill_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(supporting files, folders) of a SKILL.md's or skill.json's folder, relative to the
-    corpus root; hidden folders are skipped and no symlink out of the root is followed."""
+    """(supporting files, folders listed) of a SKILL.md's or skill.json's folder, relative
+    to the corpus root (see :mod:`skillsite.linter.supporting` for what is one)."""
     if doc.source.kind not in ("skill-md", "skill-json"):
         return (), ()
-    files_and_folders: tuple[tuple[str, ...], tuple[str, ...]] = doc.memo(
-        "skill-folder", lambda: _walk_folder(doc, root))
-    return files_and_folders
-
-
-def _walk_folder(doc: Document, root: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    own = os.path.abspath(doc.source.path)
-    files: list[str] = []
-    folders: list[str] = []
-    pending = [os.path.dirname(own)]
-    while pending and len(files) < MAX_SUPPORTING_FILES:
-        folder = pending.pop()
-        folders.append(relative_path(folder, root))
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except OSError:
-            continue
-        for entry in entries:
-            path = entry.path
-            if entry.is_symlink() and not _inside(os.path.realpath(path), root):
-                continue
-            if entry.is_dir():
-                if not entry.name.startswith(".") and not entry.is_symlink():
-                    pending.append(path)
-            elif path != own:
-                files.append(relative_path(path, root))
-    return tuple(sorted(files)[:MAX_SUPPORTING_FILES]), tuple(sorted(folders))
+    found = supporting_of(doc)
+    folder = os.path.dirname(os.path.abspath(doc.source.path))
+    return (tuple(relative_path(os.path.join(folder, rel), root) for rel in found.files),
+            tuple(relative_path(os.path.join(folder, rel) if rel else folder, root)
+                  for rel in found.folders))
 
 
 def plain(value: Any) -> Any:

@@ -3,6 +3,8 @@
 ``dist/`` serves them without the corpus (the MCP server's resources, ``skill_file``), so
 the build keeps their bytes, with these limits:
 
+- the skill's own file as it was parsed and linted (:attr:`Document.raw`), never read
+  again, so that an edit after linting never reaches ``dist/``;
 - only files inside the skill's own folder (those :func:`~skillsite.builder.entries.
   skill_folder` lists), regular files only, and never through a symlink that leads out of
   the corpus root;
@@ -37,7 +39,10 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
         local = os.path.relpath(path, folder).replace(os.sep, "/")
         if local.startswith("../"):
             continue  # not inside the skill's folder
-        size, data = _read(path, root, min(max_file_size, left))
+        cap = min(max_file_size, left)
+        # The skill's own file as it was linted, never read again.
+        size, data = ((len(doc.raw), doc.raw if len(doc.raw) <= cap else None)
+                      if path == own and doc.raw else _read(path, root, cap))
         if size is None:
             continue
         if data is not None:

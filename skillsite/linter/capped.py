@@ -1,10 +1,13 @@
 """Read a file up to a size cap, without paying for the cap."""
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 #: Windows would translate line ends without it; elsewhere it does not exist.
 _BINARY = getattr(os, "O_BINARY", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 
 
 def read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
@@ -18,10 +21,17 @@ def read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
     grew, or reports no size, as in ``/proc``) is read on to the cap. Plain descriptors
     rather than :func:`open`: a skill file is read once, whole, so a buffered file object
     is only overhead (about half the cost of reading a small file).
+
+    The file is opened without blocking and refused unless it is a regular file: a FIFO
+    put where a file was listed (or swapped in after the listing) would otherwise block
+    the read for ever, and a device could be read without end.
     """
-    fd = os.open(path, os.O_RDONLY | _BINARY)
+    fd = os.open(path, os.O_RDONLY | _BINARY | _NONBLOCK)
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        size = info.st_size
         want = min(size, cap) + 1
         parts: list[bytes] = []
         got = 0

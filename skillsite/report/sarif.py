@@ -70,7 +70,9 @@ def artifact_location(path: str) -> dict[str, Any]:
     while posix.startswith("./"):
         posix = posix[2:]
     # quote() also escapes ':', so a first segment like "c:x" can't read as a URI scheme.
-    return {"uri": quote(posix, safe="/"), "uriBaseId": SRCROOT}
+    # A name that is not UTF-8 keeps its bytes (percent-encoded), as as_uri() does.
+    return {"uri": quote(posix.encode("utf-8", "surrogateescape"), safe="/"),
+            "uriBaseId": SRCROOT}
 
 
 def result_entry(problem: Problem, index: int) -> dict[str, Any]:

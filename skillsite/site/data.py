@@ -50,6 +50,9 @@ class SiteSkill:
     linked_from: list[str] = field(default_factory=list)
     related: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    #: The files whose bytes the build kept (its own and supporting files, by path
+    #: relative to the corpus root) -> their sha256: the only bytes the site publishes.
+    stored: dict[str, str] = field(default_factory=dict)
 
     @property
     def folder(self) -> str:
@@ -72,7 +75,11 @@ def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSki
     with ContentStore(dist / "content") as store:
         for record in catalog:
             meta = store.meta(record["name"]) or {}
-            skills[record["name"]] = _skill(record, meta, store.files(record["name"]), top)
+            skill = _skill(record, meta, store.files(record["name"]), top)
+            start = skill.folder + "/" if skill.folder else ""
+            skill.stored = {start + path: digest for path, _, digest, kept
+                            in store.file_rows(skill.name) if kept and digest}
+            skills[record["name"]] = skill
     _connect(skills, json.loads((dist / "graph.json").read_text(encoding="utf-8")))
     by_path: dict[str, list[Problem]] = defaultdict(list)
     for problem in problems:

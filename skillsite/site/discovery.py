@@ -5,7 +5,9 @@ Every skill whose name the RFC accepts is listed with ``name``, ``type``, ``desc
 the served bytes). A skill that is only a SKILL.md is served as that file (``skill-md``);
 one with supporting files as a ``.tar.gz`` with SKILL.md at its root (``archive``).
 Skills in other formats are served as a generated SKILL.md (:mod:`skillsite.site.skill_md`).
-Archives are reproducible: sorted entries, fixed dates, owners and modes, no links.
+Archives are reproducible: sorted entries, fixed dates, owners and modes, no links; POSIX
+(pax) headers, so that any file name fits. Their bytes are the ones the build linted and kept in
+the content store (``read``), never read again from the corpus.
 """
 from __future__ import annotations
 
@@ -18,9 +20,9 @@ import re
 import tarfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from skillsite.site.data import SiteSkill
-from skillsite.site.files import read_inside
 from skillsite.site.writing import write_if_changed
 
 SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
@@ -61,24 +63,26 @@ def _relative(name: str, kind: str) -> str:
     return f"{name}.tar.gz" if kind == "archive" else f"{name}/SKILL.md"
 
 
-def make_artifact(skill: SiteSkill, skill_md: bytes, root: Path) -> Artifact | None:
-    """The served artifact of ``skill``, whose SKILL.md is ``skill_md``."""
+def make_artifact(skill: SiteSkill, skill_md: bytes,
+                  read: Callable[[str], bytes | None]) -> Artifact | None:
+    """The served artifact of ``skill``, whose SKILL.md is ``skill_md``; ``read(path)``
+    gives the kept bytes of the skill's file ``path`` (relative to the corpus root)."""
     if not publishable(skill.name):
         return None
     if not _archived(skill):
         return Artifact(skill.name, "skill-md", _relative(skill.name, "skill-md"), skill_md)
     members = {"SKILL.md": skill_md}
-    real_root = os.path.realpath(root)
     start = len(skill.folder) + 1 if skill.folder else 0
     for path in skill.files:
         inside = path[start:]
-        if inside == "SKILL.md" or ".." in inside.split("/") or inside.startswith("/"):
+        if (inside == "SKILL.md" or ".." in inside.split("/") or inside.startswith("/")
+                or any(part.startswith(".") for part in inside.split("/"))):
             continue
-        data = read_inside(real_root, path)
+        data = read(path)
         if data is not None:
             members[inside] = data
     if skill.format == "skill-json":
-        own = read_inside(real_root, skill.path)
+        own = read(skill.path)
         if own is not None:
             members[os.path.basename(skill.path)] = own
     if len(members) > MAX_ARCHIVE_FILES or sum(map(len, members.values())) > MAX_ARCHIVE_BYTES:
@@ -90,7 +94,7 @@ def make_artifact(skill: SiteSkill, skill_md: bytes, root: Path) -> Artifact | N
 def reproducible_tar_gz(members: dict[str, bytes]) -> bytes:
     """A .tar.gz of ``members`` that is byte-identical for the same members."""
     raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
         for name in sorted(members):
             info = tarfile.TarInfo(name)
             info.size = len(members[name])

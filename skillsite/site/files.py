@@ -1,22 +1,22 @@
 """Supporting files, published beside their skill's page.
 
-Only a skill's own files (inside its folder, as the content store lists them) are
-published, never through a symlink that leaves the corpus root, never hidden files, and
-each at most :data:`MAX_FILE` bytes. A file a browser could run (HTML, SVG, XML,
+Only a skill's supporting files (see :mod:`skillsite.linter.supporting`) are published,
+and only the bytes the build kept of them in the content store: the corpus is never read
+again, so a file changed, swapped or turned into a FIFO after linting never reaches the
+site. A file a browser could run (HTML, SVG, XML,
 JavaScript...) is published with ``.txt`` appended, so the site's origin never serves
 skill-supplied active content.
 """
 from __future__ import annotations
 
-import os
 import posixpath
 from pathlib import Path
 from urllib.parse import quote
 
 from skillsite.site.data import SiteSkill
+from skillsite.store.content import ContentStore
 from skillsite.site.writing import write_if_changed
 
-MAX_FILE = 10 * 1024 * 1024
 PASSIVE_SUFFIXES = frozenset({
     ".md", ".markdown", ".txt", ".rst", ".json", ".yaml", ".yml", ".toml", ".csv", ".tsv",
     ".ini", ".cfg", ".conf", ".py", ".sh", ".bash", ".rb", ".go", ".rs", ".java", ".c",
@@ -31,8 +31,8 @@ def published_files(skill: SiteSkill) -> dict[str, str]:
     start = len(skill.folder) + 1 if skill.folder else 0
     for path in skill.files:
         inside = path[start:]
-        if not inside or any(part.startswith(".") or part in ("", "..")
-                             for part in inside.split("/")):
+        if path not in skill.stored or not inside or any(
+                part.startswith(".") or part in ("", "..") for part in inside.split("/")):
             continue
         suffix = posixpath.splitext(inside)[1].lower()
         published[path] = inside if suffix in PASSIVE_SUFFIXES else inside + ".txt"
@@ -44,27 +44,22 @@ def file_urls(published: dict[str, str]) -> dict[str, str]:
     return {path: quote(name) for path, name in published.items()}
 
 
-def copy_files(root: Path, page_folder: Path, published: dict[str, str]) -> int:
+def stored_bytes(store: ContentStore, skill: SiteSkill, path: str) -> bytes | None:
+    """The bytes the build kept of the skill's file ``path`` (relative to the corpus
+    root), or None when it kept none."""
+    if path not in skill.stored:
+        return None
+    start = len(skill.folder) + 1 if skill.folder else 0
+    return store.file_data(skill.name, path[start:])
+
+
+def copy_files(store: ContentStore, skill: SiteSkill, page_folder: Path,
+               published: dict[str, str]) -> int:
     """Copy the files into ``page_folder``; returns how many were published."""
-    real_root = os.path.realpath(root)
     copied = 0
     for path, name in published.items():
-        data = read_inside(real_root, path)
+        data = stored_bytes(store, skill, path)
         if data is not None:
             write_if_changed(page_folder / name, data)
             copied += 1
     return copied
-
-
-def read_inside(real_root: str, path: str) -> bytes | None:
-    """A corpus file's bytes if it is a regular file that really is under the root."""
-    full = os.path.realpath(os.path.join(real_root, path))
-    if not full.startswith(real_root + os.sep) or not os.path.isfile(full):
-        return None
-    try:
-        if os.path.getsize(full) > MAX_FILE:
-            return None
-        with open(full, "rb") as handle:
-            return handle.read(MAX_FILE + 1)[:MAX_FILE]
-    except OSError:
-        return None

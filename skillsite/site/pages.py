@@ -1,7 +1,7 @@
 """Which pages this build renders, and what goes on them.
 
-Each skill has an *input key* (its file's sha256 and its supporting files' sizes and
-mtimes) and a *page key* (the input key and everything else its page shows: neighbours,
+Each skill has an *input key* (the sha256 of its file and of each supporting file the
+build kept) and a *page key* (the input key and everything else its page shows: neighbours,
 problems, flags, the corpus's commit...). A page whose key is the previous build's is not
 rendered again; its Markdown is the hard-linked file of the previous docs tree.
 """
@@ -19,7 +19,7 @@ from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import artifact_url
-from skillsite.site.files import file_urls, published_files
+from skillsite.site.files import file_urls, published_files, stored_bytes
 from skillsite.site.links import Links
 from skillsite.site.listings import Listed
 from skillsite.site.render import render_body
@@ -54,7 +54,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
     result = Plan(skills, [])
-    inputs = {s.name: _input_key(s, root) for s in skills}
+    inputs = {s.name: _input_key(s) for s in skills}
     known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
     fresh = [s for s in skills if s.name not in known]
@@ -93,16 +93,11 @@ def _locations(skills: list[SiteSkill]) -> dict[str, str]:
     return found
 
 
-def _input_key(skill: SiteSkill, root: Path) -> str:
-    stats = []
-    for path in skill.files:
-        try:
-            info = os.stat(os.path.join(root, path))
-            stats.append((path, info.st_size, info.st_mtime_ns))
-        except OSError:
-            stats.append((path, -1, 0))
-    blob = json.dumps([PAGE_VERSION, skill.sha256, skill.path, skill.format, stats])
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+def _input_key(skill: SiteSkill) -> str:
+    stored = sorted(skill.stored.items())
+    blob = json.dumps([PAGE_VERSION, skill.sha256, skill.path, skill.format, skill.files,
+                       stored])
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext) -> str:
@@ -162,7 +157,10 @@ def _start_pool_worker(parent: int, *setup: Any) -> None:
 
 
 def _flags_one(skill: SiteSkill) -> list[Flag]:
-    return file_flags(skill, _WORKER["root"])
+    from skillsite.store.content import ContentStore
+
+    with ContentStore(Path(_WORKER["store"])) as store:
+        return file_flags(skill, lambda path: stored_bytes(store, skill, path))
 
 
 def _page_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]) -> str:

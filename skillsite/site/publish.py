@@ -6,16 +6,20 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from skillsite.models import SECTION_SEPARATOR, Problem
 from skillsite.site import discovery
 from skillsite.site.csp import CANARY, CANARY_TEXT
-from skillsite.site.files import copy_files
+from skillsite.site.data import SiteSkill
+from skillsite.site.files import copy_files, stored_bytes
 from skillsite.site.listings import listing_pages
 from skillsite.site.pages import ASSETS, Plan
 from skillsite.site.skill_md import generated_skill_md
 from skillsite.site.writing import write_new
+
+if TYPE_CHECKING:
+    from skillsite.store.content import ContentStore
 
 #: Pages mkdocs writes on every build, dirty or not.
 ALWAYS_WRITTEN = ("404.html", "sitemap.xml", "sitemap.xml.gz")
@@ -37,11 +41,21 @@ class DocsWriter:
         if not self._waited:
             self.ready()
             self._waited = True
-        data = content.encode("utf-8") if isinstance(content, str) else content
+        data = _utf8(content) if isinstance(content, str) else content
         self.hashes[path] = hashlib.sha256(data).hexdigest()
         if self.known.get(path) != self.hashes[path] or not (self.docs / path).is_file():
             write_new(self.docs / path, data)
             self.written.add(path)
+
+
+def _utf8(text: str) -> bytes:
+    """A page's text as UTF-8; a file name that is not UTF-8 (decoded with surrogate
+    escapes) shows its bytes as ``\\xff``, since no page can hold them as they are."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode(
+            "utf-8", "backslashreplace").encode("utf-8")
 
 
 def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem]) -> None:
@@ -91,13 +105,17 @@ def forget_outputs(site: Path, written: set[str], pages: set[str], plan: Plan) -
                 shutil.rmtree(folder)
 
 
-def publish_files(site: Path, root: Path, plan: Plan, reuse: bool) -> None:
-    for skill in plan.skills:
-        if not reuse or skill.name in plan.changed:
-            copy_files(root, site / "skills" / skill.slug, plan.published[skill.name])
+def publish_files(site: Path, dist: Path, plan: Plan, reuse: bool) -> None:
+    from skillsite.store.content import ContentStore
+
+    with ContentStore(dist / "content") as store:
+        for skill in plan.skills:
+            if not reuse or skill.name in plan.changed:
+                copy_files(store, skill, site / "skills" / skill.slug,
+                           plan.published[skill.name])
 
 
-def publish_discovery(site: Path, root: Path, plan: Plan, dist: Path,
+def publish_discovery(site: Path, plan: Plan, dist: Path,
                       reuse: bool) -> list[dict[str, str]]:
     """Write each skill's artifact (only those that changed after an incremental build)
     and return the index entries."""
@@ -115,7 +133,9 @@ def publish_discovery(site: Path, root: Path, plan: Plan, dist: Path,
             if reuse and known and (site / url).is_file():
                 entries.append(discovery.entry(skill, _kind(relative), relative, known))
                 continue
-            artifact = discovery.make_artifact(skill, _skill_md(skill, root, store), root)
+            artifact = discovery.make_artifact(
+                skill, _skill_md(skill, store),
+                lambda path, skill=skill: stored_bytes(store, skill, path))
             if artifact is None:
                 continue
             keys["digest"] = discovery.write_artifact(site, artifact)
@@ -128,14 +148,10 @@ def _kind(relative: str) -> str:
     return "archive" if relative.endswith(".tar.gz") else "skill-md"
 
 
-def _skill_md(skill: object, root: Path, store: object) -> bytes:
-    from skillsite.site.data import SiteSkill
-    from skillsite.site.files import read_inside
-
-    assert isinstance(skill, SiteSkill)
+def _skill_md(skill: SiteSkill, store: ContentStore) -> bytes:
     if skill.format == "skill-md":
-        data = read_inside(os.path.realpath(root), skill.path)
+        data = stored_bytes(store, skill, skill.path)
         if data is not None:
             return data
-    sections = store.sections(skill.name)  # type: ignore[attr-defined]
+    sections = store.sections(skill.name)
     return generated_skill_md(skill, SECTION_SEPARATOR.join(s.text for s in sections))

@@ -110,7 +110,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
         clock.lap("copy previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
-        entries = side.submit(_discovery, dist / STAGED_SITE, root, plan, dist, False) \
+        entries = side.submit(_discovery, dist / STAGED_SITE, plan, dist, False) \
             if sharded else None
         if reuse and hashes.keys() == old.get("docs", {}).keys():
             warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
@@ -128,13 +128,13 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
             canary = site / CANARY.replace("index.md", "index.html")
             apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
             clock.lap("security policy")
-        publish.publish_files(site, root, plan, reuse)
+        publish.publish_files(site, dist, plan, reuse)
         if entries is not None:
             entries.result()
             _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
             shutil.rmtree(dist / STAGED_SITE)
         else:
-            _discovery(site, root, plan, dist, reuse)
+            _discovery(site, plan, dist, reuse)
         clock.lap("files and discovery")
         search.result()
         _move_in(dist / STAGED_SEARCH, site / "pagefind")
@@ -148,9 +148,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
                       timings=clock.timings)
 
 
-def _discovery(site: Path, root: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:
+def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:
     """The discovery artifacts and index, under ``site``."""
-    discovery.write_index(site, publish.publish_discovery(site, root, plan, dist, reuse))
+    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse))
 
 
 def _move_in(staged: Path, target: Path) -> None:

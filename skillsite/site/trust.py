@@ -1,17 +1,15 @@
 """Trust flags, computed at build time, each with its evidence (rule, file and line).
 
 Reviewers dispute flags that come without evidence, so every flag names the check that
-raised it and the exact place that made it fire. Files are read from the corpus only
-inside the skill's folder, never through a symlink out of the corpus root, and at most
-:data:`MAX_SCAN` bytes of each.
+raised it and the exact place that made it fire. Files are never read from the corpus:
+``read(path)`` gives the bytes the build linted and kept in the content store (at most
+:data:`MAX_SCAN` of each are scanned), so a FIFO or a file changed since is never opened.
 """
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 from skillsite.site.data import SiteSkill
 
@@ -23,6 +21,10 @@ _ALLOWED_TOOLS = re.compile(r"^\s*[\"']?allowed[-_]tools[\"']?\s*[:=]")
 #: Endpoints of documentation examples are not network access.
 _EXAMPLE_HOSTS = re.compile(r"://(?:[a-z0-9-]+\.)*(?:example\.(?:com|org|net))(?:[:/]|$)",
                             re.IGNORECASE)
+
+
+#: The kept bytes of a skill's file, by path relative to the corpus root (None: none kept).
+Read = Callable[[str], "bytes | None"]
 
 
 @dataclass(frozen=True)
@@ -43,11 +45,11 @@ def security_rules() -> frozenset[str]:
                      if getattr(rule, "family", None) == "security")
 
 
-def file_flags(skill: SiteSkill, root: Path) -> list[Flag]:
+def file_flags(skill: SiteSkill, read: Read) -> list[Flag]:
     """The flags that come from the skill's files, ordered by kind, file and line."""
-    flags = list(_scripts(skill, root))
-    flags += _network(skill, root)
-    flags += _tools(skill, root)
+    flags = list(_scripts(skill, read))
+    flags += _network(skill, read)
+    flags += _tools(skill, read)
     return _sorted(flags)
 
 
@@ -61,33 +63,33 @@ def _sorted(flags: list[Flag]) -> list[Flag]:
     return sorted(set(flags), key=lambda f: (f.kind, f.path, f.line, f.rule, f.detail))
 
 
-def _scripts(skill: SiteSkill, root: Path) -> Iterator[Flag]:
+def _scripts(skill: SiteSkill, read: Read) -> Iterator[Flag]:
     for path in skill.files:
         inside = path[len(skill.folder) + 1:] if skill.folder else path
         if inside.startswith("scripts/") or path.lower().endswith(SCRIPT_SUFFIXES):
             yield Flag("scripts", "scripts-present", path, 1, f"script file {inside}")
     entry = skill.metadata.get("entry")
     if skill.format == "skill-json" and isinstance(entry, str):
-        yield Flag("scripts", "scripts-present", skill.path, _line_of(skill, "entry", root),
+        yield Flag("scripts", "scripts-present", skill.path, _line_of(skill, "entry", read),
                    f"runs {entry}")
 
 
-def _network(skill: SiteSkill, root: Path) -> Iterator[Flag]:
+def _network(skill: SiteSkill, read: Read) -> Iterator[Flag]:
     for path in [skill.path, *skill.files]:
-        for number, line in _lines(root, path):
+        for number, line in _lines(read, path):
             for found in _ENDPOINT.finditer(line):
                 url = found.group(0).rstrip(".,;:")
                 if not _EXAMPLE_HOSTS.search(url):
                     yield Flag("network", "network-endpoint", path, number, url[:200])
 
 
-def _tools(skill: SiteSkill, root: Path) -> Iterator[Flag]:
+def _tools(skill: SiteSkill, read: Read) -> Iterator[Flag]:
     tools = skill.metadata.get("allowed-tools")
     if tools is None:
         return
     names = tools.split() if isinstance(tools, str) else [str(t) for t in tools] \
         if isinstance(tools, list) else [str(tools)]
-    line = _line_of(skill, "allowed-tools", root)
+    line = _line_of(skill, "allowed-tools", read)
     yield Flag("allowed-tools", "allowed-tools", skill.path, line,
                "allowed-tools: " + " ".join(names)[:300])
     if any(name.strip(",") in ("Bash", "Bash(*)", "Bash(*:*)") for name in names):
@@ -95,26 +97,21 @@ def _tools(skill: SiteSkill, root: Path) -> Iterator[Flag]:
                    "Bash is allowed without a command pattern")
 
 
-def _line_of(skill: SiteSkill, key: str, root: Path | None = None) -> int:
-    if root is not None:
-        for number, line in _lines(root, skill.path):
+def _line_of(skill: SiteSkill, key: str, read: Read | None = None) -> int:
+    if read is not None:
+        for number, line in _lines(read, skill.path):
             if (_ALLOWED_TOOLS.match(line) if key == "allowed-tools"
                     else f'"{key}"' in line):
                 return number
     return 1
 
 
-def _lines(root: Path, path: str) -> Iterator[tuple[int, str]]:
-    """Numbered lines of a corpus file, if it is a regular file under ``root``."""
-    full = os.path.join(root, path)
-    real_root = os.path.realpath(root)
-    if not os.path.realpath(full).startswith(real_root + os.sep):
+def _lines(read: Read, path: str) -> Iterator[tuple[int, str]]:
+    """Numbered lines of the kept bytes of a skill's file, unless binary."""
+    data = read(path)
+    if data is None:
         return
-    try:
-        with open(full, "rb") as handle:
-            data = handle.read(MAX_SCAN)
-    except OSError:
-        return
+    data = data[:MAX_SCAN]
     if b"\x00" in data[:8192]:
         return
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):

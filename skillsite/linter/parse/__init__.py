@@ -68,6 +68,7 @@ def _read_text(doc: Document, max_size: int) -> str | None:
         issues.append(Issue("unreadable-file", 1, 1, f"cannot read file: {exc.strerror}"))
         return None
     doc.sha256 = hashlib.sha256(raw).hexdigest()
+    doc.raw = raw
     if len(raw) > max_size:
         issues.append(Issue("file-too-large", 1, 1,
                             f"file is larger than the {max_size}-byte cap; shrink it or "

@@ -11,6 +11,7 @@ from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.linter.supporting import printable, supporting_of
 from skillsite.models import Document
 
 LONG_REFERENCE_LINES = 100
@@ -222,3 +223,23 @@ def reference_toc(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield Elsewhere(bundled.rel, 1, 1), (
                 f"{bundled.rel} has {text.count(chr(10))} lines and no table of contents "
                 "in its first 40 lines; add one")
+
+
+@rule("file-not-published", "warning", formats=("skill-md", "skill-json"), family="bundled")
+def file_not_published(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    An entry of the skill's folder is not one of its supporting files, so the build does
+    not keep it in ``dist/``, publish it on the skill's page or put it in the skill's
+    archive. A supporting file is a regular file of the skill's own folder, or a symlink
+    to one. Left out, and reported here: hidden files (``.env``; tool files such as
+    ``.gitignore`` are left out without a word), symlinks to anything else (another
+    skill's ``SKILL.md``, a file in a hidden folder, ``.git/config``), FIFOs, devices and
+    sockets, and names that are not valid UTF-8.
+
+    A symlink could otherwise publish what the build withholds: the file of a skill left
+    out for a credential, or a repository's configuration. Move the file into the skill's
+    folder (not hidden), or remove it.
+    """
+    for skipped in supporting_of(doc).skipped:
+        yield Elsewhere(skipped.rel, 1, 1), (
+            f"{printable(skipped.rel)} is not published: {skipped.reason}")

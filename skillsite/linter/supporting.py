@@ -1,0 +1,153 @@
+"""A skill's supporting files: the files of its own folder that the build keeps, publishes
+on the skill's page and puts in its discovery archive, and why every other entry is not.
+
+A supporting file is a regular file of the skill's folder, or a symlink to one of those.
+Never published:
+
+- hidden files and folders (``.env``, ``.git/``), ``node_modules`` and the like
+  (:data:`~skillsite.linter.skilltree.SKIP_FOLDERS`), and nested skills (a folder with its
+  own ``SKILL.md``), as the bundle walk skips them;
+- a symlink to anything else: another skill's file (perhaps one left out for a
+  credential), a hidden file, a file out of the folder or the corpus;
+- FIFOs, devices and sockets, which are never opened;
+- names that are not valid UTF-8, which no page, archive or JSON file can hold as they are.
+
+``check`` reports each of these (but hidden tool files such as ``.gitignore``) as
+``file-not-published``, on the entry itself.
+"""
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+from skillsite.linter import skilltree
+from skillsite.models import Document
+
+MAX_SUPPORTING_FILES = 500
+#: Hidden files that are left out without a word: every repository has them.
+QUIET_HIDDEN = frozenset({".gitignore", ".gitkeep", ".gitattributes", ".DS_Store",
+                          ".npmignore", ".keep"})
+
+
+@dataclass(frozen=True)
+class Skipped:
+    rel: str        # below the skill's folder, with ``/``
+    reason: str     # why it is not published, to end "is not published: ..."
+
+
+@dataclass(frozen=True)
+class Supporting:
+    files: tuple[str, ...]        # below the skill's folder, with ``/``, sorted
+    folders: tuple[str, ...]      # every folder listed ("" is the skill's own), sorted
+    skipped: tuple[Skipped, ...]  # entries left out, with their reasons
+
+
+def utf8(name: str) -> bool:
+    """Whether a file name (as Python decodes it, with surrogate escapes) is valid UTF-8."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable(rel: str) -> str:
+    """``rel`` as text any output can hold (undecodable bytes as ``\\xff``)."""
+    return rel if utf8(rel) else rel.encode("utf-8", "surrogateescape").decode(
+        "utf-8", "backslashreplace")
+
+
+def supporting_files(folder: str, own: str, tree: skilltree.Tree | None = None) -> Supporting:
+    """The supporting files of the skill whose file ``own`` is in ``folder``; ``tree`` is
+    what discovery already listed of it (folders missing from it are listed now)."""
+    walk = _Walk(folder, own)
+    pending = [""]
+    while pending:
+        rel_dir = pending.pop()
+        entries = (tree or {}).get(rel_dir)
+        if entries is None:
+            try:
+                with os.scandir(os.path.join(folder, rel_dir)) as listing:
+                    entries = skilltree.entries(listing)
+            except OSError:
+                continue
+        walk.folders.append(rel_dir)
+        if rel_dir and skilltree.holds_skill(entries):
+            continue  # a nested skill is a skill of its own
+        pending += walk.visit(rel_dir, entries)
+    return walk.result()
+
+
+class _Walk:
+    def __init__(self, folder: str, own: str) -> None:
+        self.folder, self.own = folder, os.path.abspath(own)
+        self.folders: list[str] = []
+        self.regular: list[str] = []
+        self.links: list[str] = []
+        self.skipped: list[Skipped] = []
+
+    def visit(self, rel_dir: str, entries: list[skilltree.Entry]) -> list[str]:
+        """Sort the entries of one folder; returns the subfolders to list."""
+        below = []
+        for name, kind in sorted(entries):
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not utf8(name):
+                self.skipped.append(Skipped(rel, "its name is not valid UTF-8; rename it"))
+            elif kind == skilltree.FOLDER:
+                if skilltree.descends(name, kind):
+                    below.append(rel)
+            elif name.startswith("."):
+                if name not in QUIET_HIDDEN:
+                    self.skipped.append(Skipped(rel, "hidden files are never published"))
+            elif kind == skilltree.LINK:
+                self.links.append(rel)
+            elif kind == skilltree.FILE:
+                if os.path.join(self.folder, rel) != self.own:
+                    self.regular.append(rel)
+            else:
+                self.skipped.append(Skipped(rel, f"it is a {self._kind(rel)}, not a "
+                                                 "regular file"))
+        return below
+
+    def _kind(self, rel: str) -> str:
+        try:
+            mode = os.lstat(os.path.join(self.folder, rel)).st_mode
+        except OSError:
+            return "file that vanished"
+        if stat.S_ISFIFO(mode):
+            return "FIFO"
+        if stat.S_ISSOCK(mode):
+            return "socket"
+        return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file"
+
+    def result(self) -> Supporting:
+        real = {os.path.realpath(os.path.join(self.folder, rel)) for rel in self.regular}
+        files = list(self.regular)
+        for rel in self.links:
+            target = os.path.realpath(os.path.join(self.folder, rel))
+            if target in real:
+                files.append(rel)
+            else:
+                self.skipped.append(Skipped(rel, "it is a symlink to a file that is not one "
+                                                 "of this skill's own supporting files "
+                                                 "(another skill's, a hidden or special "
+                                                 "file, or one outside the folder)"))
+        files.sort()
+        if len(files) > MAX_SUPPORTING_FILES:
+            self.skipped += [Skipped(rel, f"the skill has more than {MAX_SUPPORTING_FILES} "
+                                          "files") for rel in files[MAX_SUPPORTING_FILES:]]
+            del files[MAX_SUPPORTING_FILES:]
+        return Supporting(tuple(files), tuple(sorted(self.folders)),
+                          tuple(sorted(self.skipped, key=lambda s: s.rel)))
+
+
+def supporting_of(doc: Document) -> Supporting:
+    """The supporting files of a SKILL.md's or skill.json's document, worked out once."""
+    def compute() -> Supporting:
+        own = os.path.abspath(doc.source.path)
+        tree = doc.source.tree if doc.source.kind == "skill-md" else None
+        return supporting_files(os.path.dirname(own), own, tree)
+
+    found: Supporting = doc.memo("supporting", compute)
+    return found
