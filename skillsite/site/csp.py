@@ -39,9 +39,11 @@ def theme_hashes(canary_html: str) -> list[str]:
     return sorted(hashes)
 
 
+_OWN_META = '<meta http-equiv="Content-Security-Policy" content="'
+
+
 def policy_meta(hashes: list[str]) -> str:
-    return ('<meta http-equiv="Content-Security-Policy" content="'
-            + _POLICY.format(hashes=" ".join(hashes)) + '">')
+    return (_OWN_META + _POLICY.format(hashes=" ".join(hashes)) + '">')
 
 
 def apply_policy(site: Path, meta: str) -> int:
@@ -56,12 +58,14 @@ def apply_policy(site: Path, meta: str) -> int:
             if path.stat().st_nlink > 1:
                 continue
             html = path.read_text(encoding="utf-8")
-            if "Content-Security-Policy" in html[:2048]:
-                continue
             head = html.find("<head>")
             if head < 0:
                 continue
             cut = head + len("<head>")
+            # Only skillsite's own <meta>, first in <head>, counts: skill text (a name or
+            # a tag in <title>) may say "Content-Security-Policy" anywhere else.
+            if html.startswith(_OWN_META, cut):
+                continue
             write_new(path, (html[:cut] + meta + html[cut:]).encode("utf-8"))
             changed += 1
     return changed

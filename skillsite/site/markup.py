@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Iterable, Sequence
 
 from skillsite.site.sanitize import attr, markdown_text, text
@@ -57,9 +58,25 @@ def heading(level: int, title: object) -> str:
     return f"\n{'#' * level} {markdown_text(title)}\n"
 
 
+#: What YAML may not hold as it is (it would refuse the page's front matter, and mkdocs
+#: fall back to a title of its own), and what it reads as line breaks: escaped, or, for
+#: lone surrogates, replaced.
+_NOT_YAML_PRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\xa0-\u2027\u202a-\ud7ff"
+                                 "\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _yaml_escape(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return "\ufffd" if 0xD800 <= code <= 0xDFFF else f"\\u{code:04x}"
+
+
 def front_matter(title: str) -> str:
-    """The page's front matter: only a title, escaped, since themes print it unescaped."""
-    return f"---\ntitle: {json.dumps(text(title))}\n---\n"
+    """The page's front matter: only a title, escaped, since themes print it unescaped.
+    A JSON string is a YAML double-quoted one, but for characters outside the Basic
+    Multilingual Plane, which JSON escapes as surrogate pairs that YAML refuses: those
+    are written as they are."""
+    quoted = json.dumps(text(title), ensure_ascii=False)
+    return f"---\ntitle: {_NOT_YAML_PRINTABLE.sub(_yaml_escape, quoted)}\n---\n"
 
 
 def value_html(value: object) -> str:

@@ -25,7 +25,13 @@ from skillsite.site.listings import Listed
 from skillsite.site.render import render_body
 from skillsite.site.skill_page import PageContext, skill_page
 from skillsite.site.source import repository_of
-from skillsite.site.trust import Flag, file_flags, problem_flags, security_rules
+from skillsite.site.trust import (
+    Flag,
+    file_flags,
+    name_flags,
+    problem_flags,
+    security_rules,
+)
 
 #: Bump when the pages skillsite writes change, so the next build renders them all.
 PAGE_VERSION = "site-3"
@@ -66,7 +72,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
             before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
             published = published_files(skill)
             result.published[skill.name] = published
-            all_flags = flags + problem_flags(skill, security)
+            all_flags = flags + problem_flags(skill, security) + name_flags(skill)
             urls = file_urls(published)
             context = PageContext(slugs, urls, artifact_url(skill), repository, commit)
             page_key = _page_key(skill, key, all_flags, context)

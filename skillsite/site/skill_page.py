@@ -3,9 +3,12 @@
 neighbourhood graph and the source."""
 from __future__ import annotations
 
+import json
+import shlex
 from dataclasses import dataclass
 
 from skillsite.site.data import SiteSkill
+from skillsite.site.discovery import publishable
 from skillsite.site.markup import badge, block, front_matter, heading, href, link, table, value_html
 from skillsite.site.neighbourhood import mermaid, neighbours
 from skillsite.site.render import Part
@@ -74,21 +77,26 @@ def _metadata(skill: SiteSkill) -> str:
 
 
 def _use_it(skill: SiteSkill, context: PageContext) -> str:
-    name = text(skill.name)
+    """Commands to copy. Every value in a shell command is shell-quoted (and then
+    HTML-escaped); install commands are offered only for a name a client can invoke."""
+    quoted = text(shlex.quote(skill.name))
     base = '<span class="skillsite-base">https://your-site.example/</span>'
-    artifact = f"{base}{text(context.artifact)}"
-    commands = [
-        ("skillsite", f"skillsite read {name}"),
-        ("MCP", '{"method": "tools/call", "params": {"name": "read", '
-                f'"arguments": {{"ref": "{name}"}}}}}}'),
-        ("Claude Code", f"mkdir -p ~/.claude/skills/{name} && cd ~/.claude/skills/{name} "
-                        f"&& {_fetch(context, artifact)}"),
-        ("Codex", f"mkdir -p ~/.codex/skills/{name} && cd ~/.codex/skills/{name} "
-                  f"&& {_fetch(context, artifact)}"),
-        ("skills CLI", f"npx skills add {base} --skill {name}"),
-    ]
-    return "\n".join(f"<p>{text(label)}</p>\n<pre><code>{command}</code></pre>"
-                     for label, command in commands)
+    call = {"method": "tools/call", "params": {"name": "read",
+                                               "arguments": {"ref": skill.name}}}
+    commands = [("skillsite", f"skillsite read {quoted}"),
+                ("MCP", text(json.dumps(call, ensure_ascii=False)))]
+    if publishable(skill.name):
+        artifact = f"{base}{text(context.artifact)}"
+        for client, folder in (("Claude Code", "~/.claude/skills"), ("Codex", "~/.codex/skills")):
+            commands.append((client, f"mkdir -p {folder}/{quoted} && cd {folder}/{quoted} "
+                                     f"&& {_fetch(context, artifact)}"))
+        commands.append(("skills CLI", f"npx skills add {base} --skill {quoted}"))
+    shown = "\n".join(f"<p>{text(label)}</p>\n<pre><code>{command}</code></pre>"
+                      for label, command in commands)
+    if not publishable(skill.name):
+        shown += ("\n<p>No install command: a client can only invoke a skill whose name is "
+                  "lowercase letters, digits and single hyphens (at most 64).</p>")
+    return shown
 
 
 def _fetch(context: PageContext, artifact: str) -> str:

@@ -59,6 +59,22 @@ def problem_flags(skill: SiteSkill, security: frozenset[str]) -> list[Flag]:
                     for p in skill.problems if p.rule in security])
 
 
+#: Characters a skill name may hold without meaning anything to a shell or a terminal.
+_PLAIN_NAME = re.compile(r"^[A-Za-z0-9 ._:+-]+$")
+
+
+def name_flags(skill: SiteSkill) -> list[Flag]:
+    """A flag when the skill's name holds characters that mean something to a shell or
+    a terminal (``$( )``, quotes, ``;``, control characters): someone pasting a command
+    with it should look first."""
+    if _PLAIN_NAME.match(skill.name):
+        return []
+    odd = sorted({c for c in skill.name if not _PLAIN_NAME.match(c)})
+    shown = " ".join(repr(c) for c in odd[:10])
+    return [Flag("security", "name-shell-characters", skill.path, 1,
+                 f"the name holds characters a shell or terminal interprets: {shown}")]
+
+
 def _sorted(flags: list[Flag]) -> list[Flag]:
     return sorted(set(flags), key=lambda f: (f.kind, f.path, f.line, f.rule, f.detail))
 
