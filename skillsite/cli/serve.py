@@ -52,6 +52,10 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
         except SkillsiteError as error:
             click.echo(f"build failed: {error}", err=True)
             return
+        except Exception as error:  # a bug must not stop the preview of the last good site
+            click.echo(f"build failed: internal error {type(error).__name__}: {error}; "
+                       "the last good site is still served; please report this", err=True)
+            return
         rendered = result.site.rendered if result.site else 0
         click.echo(f"built in {time.monotonic() - started:.1f} s "
                    f"({rendered} pages rendered)", err=True)
@@ -94,6 +98,14 @@ def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
 
         def log_message(self, *args: object) -> None:
             pass
+
+        def send_head(self) -> object:
+            # A path no file can have (a NUL byte, %00) makes os.stat raise ValueError.
+            try:
+                return super().send_head()
+            except ValueError:
+                self.send_error(400, "Bad request: the path cannot name a file")
+                return None
 
     handler = functools.partial(Handler, directory=str(site.absolute()))
     return http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)

@@ -44,3 +44,29 @@ def test_serve_rebuilds_when_the_corpus_changes(tmp_path: Path) -> None:
         if process.poll() is None:
             process.terminate()
             process.wait(timeout=60)
+
+
+def test_serve_answers_impossible_paths(tmp_path: Path) -> None:
+    """``GET /%00`` gets an answer, not a traceback."""
+    import urllib.error
+
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillsite", "serve", str(corpus), "-o", str(tmp_path / "d"),
+         "--port", "0", "--interval", "0.3"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[1]
+        for path in ("%00", "skills/%00/", "a%00b.html"):
+            try:
+                urllib.request.urlopen(url + path, timeout=10)
+                raise AssertionError(f"{path} was served")
+            except urllib.error.HTTPError as error:
+                assert error.code in (400, 404), (path, error.code)
+        assert "Alpha guide" in _get(url + "skills/alpha-guide/")
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    assert "Traceback" not in stderr, stderr
