@@ -9,9 +9,10 @@ The pipeline, in a temporary folder that is swapped in at the end:
    and index terms, which are written as they arrive: the build never holds every skill.
 3. Run the corpus-wide rules, leave out the skills with errors, and settle the stores to
    hold exactly the included skills.
-4. Write the catalog, the graph (kept when unchanged), the cache and the manifest.
+4. Write the catalog, the graph (kept when unchanged) and the cache.
 5. With ``site=True`` (the CLI's default), build the catalog site (:mod:`skillsite.site`)
    from those artifacts; a site failure fails the build and leaves ``dist/`` as it was.
+6. Write the manifest, with the checksum of every file, the site's too.
 """
 from __future__ import annotations
 
@@ -21,7 +22,6 @@ import shutil
 import sqlite3
 import time
 from collections import Counter
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -184,15 +184,18 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
             formats = _write_listings(work, root, included, cache, old if reuse else None,
-                                      config_key, backend, problems, out if reuse else None,
-                                      hashing)
-            clock.lap("catalog, graph, cache, manifest")
+                                      config_key)
+            clock.lap("catalog, graph, cache")
             site_result = None
             if site[0]:
                 from skillsite.site import build_site
                 site_result = build_site(work, root, problems, previous=out if reuse else None,
                                          mkdocs_config=site[1], jobs=jobs)
                 clock.lap("site")
+            # Last, so that it covers every file of the new dist/, the site's too.
+            write_manifest(work, _manifest_fields(formats, backend, problems),
+                           out if reuse else None, hashing.result())
+            clock.lap("manifest")
             swap_in(work, out)
             clock.lap("swap in")
         except BaseException:
@@ -208,11 +211,9 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
 
 
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
-                    old: BuildCache | None, config_key: str, backend: str,
-                    problems: list[Problem], previous: Path | None,
-                    hashing: Future[dict[str, str]]) -> Counter[str]:
-    """catalog.json, graph.json (kept from ``old`` when no edge or node changed), the
-    build cache and, last, the manifest (with the checksums ``hashing`` is taking)."""
+                    old: BuildCache | None, config_key: str) -> Counter[str]:
+    """catalog.json, graph.json (kept from ``old`` when no edge or node changed) and the
+    build cache; returns the included skills per format."""
     write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
                   work / "catalog.json")
     if old is None or not _same_graph(included, cache, old):
@@ -220,10 +221,7 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
     save_cache(work, config_key, cache, old or BuildCache(), root)
-    formats = Counter(c.format for c in included.values() if c.format)
-    write_manifest(work, _manifest_fields(formats, backend, problems), previous,
-                   hashing.result())
-    return formats
+    return Counter(c.format for c in included.values() if c.format)
 
 
 def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache) -> bool:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.models import PhaseClock, Problem
+from skillsite.store.manifest import intact
 from skillsite.site import discovery, pages, publish
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
@@ -215,6 +216,8 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, An
     or nothing when they cannot be reused."""
     if previous is None or not (previous / "site").is_dir():
         return {}
+    if not intact(previous, ("site", CACHE)):
+        return {}  # changed since it was built: nothing of it is carried forward
     try:
         keys = json.loads((previous / CACHE / "keys.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -106,3 +106,28 @@ def read_manifest(dist: Path) -> dict[str, Any] | None:
     except (OSError, ValueError):
         return None
     return manifest if isinstance(manifest, dict) else None
+
+
+def intact(dist: Path, tops: tuple[str, ...]) -> bool:
+    """Whether the files under the top-level entries ``tops`` of ``dist`` are exactly the
+    ones its manifest lists there, each with its sha256: what a build may carry forward
+    from it (hard-linked, so that a change made since would reach the new build too)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    listed = (read_manifest(dist) or {}).get("files")
+    if not isinstance(listed, dict):
+        return False
+    wanted = {name: digest for name, digest in listed.items()
+              if name.split("/", 1)[0] in tops}
+    found = [path for top in tops if (dist / top).is_dir()
+             for path in (dist / top).rglob("*") if path.is_file() or path.is_symlink()]
+    names = [path.relative_to(dist).as_posix() for path in found]
+    if sorted(names) != sorted(wanted) or not wanted:
+        return False
+
+    def matches(name: str) -> bool:
+        path = dist / name
+        return not path.is_symlink() and file_sha256(path) == wanted[name]
+
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return all(pool.map(matches, names))
