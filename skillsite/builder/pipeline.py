@@ -106,7 +106,9 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
                              f"{', '.join(sorted(BACKENDS))}")
     ctx = Context(config or Config())
     root = Path(os.path.abspath(corpus))
-    out = Path(os.path.abspath(out))
+    # Resolved, so that a symlinked -o is built into its target (never replaced by a
+    # folder) and builds through the link and through the target share one lock.
+    out = Path(os.path.realpath(out))
     _refuse_foreign_folder(out)
     clock = PhaseClock()
     # The build holds a record per file (about 20 objects each, none cyclic): the cyclic
