@@ -72,6 +72,8 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
         config = load_config(str(config_file), **overrides)
         build(config, dirty=dirty)
     except (MkDocsException, OSError, ValueError, KeyError, TypeError) as error:
+        if isinstance(error, OSError) and error.errno is not None:
+            raise  # the disk or the permissions, not the configuration: the build says so
         detail = "; ".join(records.errors[-3:]) or str(error)
         raise SiteError(f"the catalog site failed to build with {config_file}: {detail}; "
                         "dist/ was not changed (fix the configuration, or pass --no-site)"

@@ -18,6 +18,7 @@ binary (PyPI ``pagefind[extended]``) is run directly, as a subprocess.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -113,6 +114,9 @@ def run_pagefind(stubs: Path, output: Path) -> None:
                         "`pagefind[extended]`, or pass --no-site") from None
     if done.returncode != 0 or not (output / "pagefind-ui.js").is_file():
         detail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        said = " ".join(detail)
+        if "os error 28" in said or "No space left" in said:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(output))
         raise SiteError("the search index (Pagefind) failed: " + " / ".join(detail)
                         + "; dist/ was not changed")
 

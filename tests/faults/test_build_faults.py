@@ -258,3 +258,33 @@ def test_another_corpus_into_the_same_dist_is_not_taken_from_the_cache(corpus: P
     second = skillsite.build(b, dist, jobs=1)
     assert second.included > first.included
     assert "skills/" in (dist / "catalog.json").read_text("utf-8")
+
+
+def test_full_disk_in_the_site_stage_says_disk_space(tmp_path: Path) -> None:
+    """Issue #20, item 18: the data fits, the site does not: exit 1 with a disk-space
+    message (not 2 with "fix the configuration"), and the previous dist/ whole."""
+    small = tmp_path / "small"
+    if not mount_tmpfs(small, "24m"):
+        pytest.skip("mounting a tmpfs needs root (CAP_SYS_ADMIN)")
+    try:
+        corpus = small / "corpus"
+        shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "site" / "corpus",
+                        corpus)
+        dist = small / "dist"
+        assert run_build(corpus, dist, "--no-site").returncode == 0
+        before = verify_dist(dist)
+        free = os.statvfs(small)
+        # Leave room for the data stage (a new content store and index), not for a site.
+        filler = free.f_bavail * free.f_frsize - 4 * 1024 * 1024
+        with open(small / "filler", "wb") as handle:
+            handle.truncate(0)
+            for _ in range(filler // (1 << 20)):
+                handle.write(b"\0" * (1 << 20))
+        done = run_build(corpus, dist)
+        _assert_clean(done, code=1, says="was not changed")
+        assert "No space left on device" in done.stderr, done.stderr
+        assert "Free some disk space" in done.stderr, done.stderr
+        assert "fix the configuration" not in done.stderr
+        assert verify_dist(dist) == before
+    finally:
+        unmount(small)
