@@ -14,8 +14,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from skillsite.site.data import SiteSkill
-from skillsite.store.content import ContentStore
 from skillsite.site.writing import write_if_changed
+from skillsite.store.content import ContentStore
 
 PASSIVE_SUFFIXES = frozenset({
     ".md", ".markdown", ".txt", ".rst", ".json", ".yaml", ".yml", ".toml", ".csv", ".tsv",

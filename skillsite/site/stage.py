@@ -33,7 +33,6 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.models import PhaseClock, Problem
-from skillsite.store.manifest import intact
 from skillsite.site import discovery, pages, publish
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_skills
@@ -42,6 +41,7 @@ from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
+from skillsite.store.manifest import intact
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
 CACHE = "site-cache"
