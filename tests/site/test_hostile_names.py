@@ -40,14 +40,9 @@ def hostile_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return dist / "site"
 
 
-@pytest.fixture(scope="module")
-def names_url(hostile_site: Path) -> Any:
-    from conftest import serve
-
-    server, url = serve(hostile_site)
-    yield url
-    server.shutdown()
-    server.server_close()
+@pytest.fixture()
+def names_url(hostile_site: Path, serve_folder: Any) -> str:
+    return serve_folder(hostile_site)
 
 
 def _code_blocks(page: Any) -> list[str]:
