@@ -6,6 +6,7 @@ import signal
 import threading
 import time
 from pathlib import Path
+from typing import Any
 from typing import TYPE_CHECKING
 
 import click
@@ -99,7 +100,7 @@ def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
         def log_message(self, *args: object) -> None:
             pass
 
-        def send_head(self) -> object:
+        def send_head(self) -> Any:
             # A path no file can have (a NUL byte, %00) makes os.stat raise ValueError.
             try:
                 return super().send_head()

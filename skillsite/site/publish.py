@@ -2,6 +2,7 @@
 the supporting files and the discovery artifacts."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import shutil
@@ -133,9 +134,8 @@ def publish_discovery(site: Path, plan: Plan, dist: Path,
             if reuse and known and (site / url).is_file():
                 entries.append(discovery.entry(skill, _kind(relative), relative, known))
                 continue
-            artifact = discovery.make_artifact(
-                skill, _skill_md(skill, store),
-                lambda path, skill=skill: stored_bytes(store, skill, path))
+            artifact = discovery.make_artifact(skill, _skill_md(skill, store),
+                                               functools.partial(stored_bytes, store, skill))
             if artifact is None:
                 continue
             keys["digest"] = discovery.write_artifact(site, artifact)

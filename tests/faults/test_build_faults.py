@@ -7,7 +7,9 @@ runs the same faults at a larger scale and prints the outcomes.
 """
 from __future__ import annotations
 
+import gzip
 import os
+import random
 import shutil
 import sys
 import threading
@@ -243,6 +245,50 @@ def test_files_deleted_at_random_moments(built) -> None:
     thread.join()
     assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-3000:]
     verify_dist(dist)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link-out", "link-loop"])
+def test_files_turned_hostile_at_random_moments(built, tmp_path: Path, kind: str) -> None:
+    """Issue #20: while the CLI builds (site included), a thread turns skill files and
+    supporting files into FIFOs, or symlinks out of the corpus or into themselves. The
+    build never hangs, never shows a traceback, never publishes the outside secret, and
+    leaves a whole dist/."""
+    corpus, dist, _ = built
+    secret = tmp_path / "outside-secret.txt"
+    secret.write_text("OUTSIDE-SECRET-a9\n")
+    targets = sorted((corpus / "skills").glob("*/SKILL.md"))[::11]
+    targets += [folder / "notes.md" for folder in sorted((corpus / "skills").iterdir())[3::13]]
+    rng = random.Random(kind)
+    rng.shuffle(targets)
+
+    def turn(path: Path) -> None:
+        try:
+            path.unlink(missing_ok=True)
+            if kind == "fifo":
+                os.mkfifo(path)
+            else:
+                os.symlink(secret if kind == "link-out" else path, path)
+        except OSError:
+            pass
+
+    def hostile() -> None:
+        time.sleep(rng.uniform(0, 1.5))
+        for path in targets:
+            turn(path)
+            time.sleep(rng.uniform(0, 0.05))
+
+    thread = threading.Thread(target=hostile)
+    thread.start()
+    done = run_build(corpus, dist, "--jobs", "2", "--clean", timeout=300)
+    thread.join()
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr[-3000:]
+    verify_dist(dist)
+    for path in dist.rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            if path.name.endswith(".tar.gz"):
+                data = gzip.decompress(data)
+            assert b"OUTSIDE-SECRET-a9" not in data, path
 
 
 def test_another_corpus_into_the_same_dist_is_not_taken_from_the_cache(corpus: Path,
