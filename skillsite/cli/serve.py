@@ -6,8 +6,7 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Any
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
