@@ -1,14 +1,16 @@
 """A skill's supporting files: the files of its own folder that the build keeps, publishes
 on the skill's page and puts in its discovery archive, and why every other entry is not.
 
-A supporting file is a regular file of the skill's folder, or a symlink to one of those.
+A supporting file is a regular file of the skill's folder, or a symlink to one of those
+(or to the skill's own file).
 Never published:
 
 - hidden files and folders (``.env``, ``.git/``), ``node_modules`` and the like
   (:data:`~skillsite.linter.skilltree.SKIP_FOLDERS`), and nested skills (a folder with its
   own ``SKILL.md``), as the bundle walk skips them;
 - a symlink to anything else: another skill's file (perhaps one left out for a
-  credential), a hidden file, a file out of the folder or the corpus;
+  credential), a hidden file, a file out of the folder (a link that is broken, loops,
+  or leaves the corpus is reported by discovery instead);
 - FIFOs, devices and sockets, which are never opened;
 - names that are not valid UTF-8, which no page, archive or JSON file can hold as they are.
 
@@ -58,10 +60,12 @@ def printable(rel: str) -> str:
         "utf-8", "backslashreplace")
 
 
-def supporting_files(folder: str, own: str, tree: skilltree.Tree | None = None) -> Supporting:
-    """The supporting files of the skill whose file ``own`` is in ``folder``; ``tree`` is
-    what discovery already listed of it (folders missing from it are listed now)."""
-    walk = _Walk(folder, own)
+def supporting_files(folder: str, own: str, root: str,
+                     tree: skilltree.Tree | None = None) -> Supporting:
+    """The supporting files of the skill whose file ``own`` is in ``folder``, in the
+    corpus whose real path is ``root``; ``tree`` is what discovery already listed of it
+    (folders missing from it are listed now)."""
+    walk = _Walk(folder, own, root)
     pending = [""]
     while pending:
         rel_dir = pending.pop()
@@ -79,9 +83,13 @@ def supporting_files(folder: str, own: str, tree: skilltree.Tree | None = None) 
     return walk.result()
 
 
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + os.sep)
+
+
 class _Walk:
-    def __init__(self, folder: str, own: str) -> None:
-        self.folder, self.own = folder, os.path.abspath(own)
+    def __init__(self, folder: str, own: str, root: str) -> None:
+        self.folder, self.own, self.root = folder, os.path.abspath(own), root
         self.folders: list[str] = []
         self.regular: list[str] = []
         self.links: list[str] = []
@@ -123,11 +131,14 @@ class _Walk:
 
     def result(self) -> Supporting:
         real = {os.path.realpath(os.path.join(self.folder, rel)) for rel in self.regular}
+        real.add(os.path.realpath(self.own))
         files = list(self.regular)
         for rel in self.links:
             target = os.path.realpath(os.path.join(self.folder, rel))
             if target in real:
                 files.append(rel)
+            elif not os.path.isfile(target) or not _inside(target, self.root):
+                continue  # broken, a loop, a folder or out of the root: discovery says so
             else:
                 self.skipped.append(Skipped(rel, "it is a symlink to a file that is not one "
                                                  "of this skill's own supporting files "
@@ -147,7 +158,8 @@ def supporting_of(doc: Document) -> Supporting:
     def compute() -> Supporting:
         own = os.path.abspath(doc.source.path)
         tree = doc.source.tree if doc.source.kind == "skill-md" else None
-        return supporting_files(os.path.dirname(own), own, tree)
+        return supporting_files(os.path.dirname(own), own,
+                                os.path.realpath(doc.source.root), tree)
 
     found: Supporting = doc.memo("supporting", compute)
     return found

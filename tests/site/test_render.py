@@ -83,8 +83,9 @@ def _skill(**values: object) -> SiteSkill:
 
 
 def test_active_supporting_files_get_txt() -> None:
-    skill = _skill(files=["skills/x/a.md", "skills/x/b.html", "skills/x/c.svg",
-                          "skills/x/d.js", "skills/x/.env", "skills/x/e.png"])
+    files = ["skills/x/a.md", "skills/x/b.html", "skills/x/c.svg", "skills/x/d.js",
+             "skills/x/.env", "skills/x/e.png", "skills/x/not-kept.md"]
+    skill = _skill(files=files, stored={path: "0" * 64 for path in files[:-1]})
     assert published_files(skill) == {"skills/x/a.md": "a.md", "skills/x/b.html": "b.html.txt",
                                       "skills/x/c.svg": "c.svg.txt", "skills/x/d.js": "d.js.txt",
                                       "skills/x/e.png": "e.png"}
