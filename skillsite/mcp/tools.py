@@ -129,5 +129,6 @@ def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
         names), at most max_chars; when truncated, pass its cursor back to read on."""
         return answer(current(library).read, name, max_chars=max_chars, cursor=cursor)
 
-    tools = [context, search, recommend, open, read, related, compose, prompt]
+    tools: list[Callable[..., CallToolResult]] = [
+        context, search, recommend, open, read, related, compose, prompt]
     return tools if library.safe else [*tools, use_skill]
