@@ -47,9 +47,9 @@ def list_page(library: Library, cursor: str | None, page_size: int = LIST_PAGE,
         except ReaderError:
             continue  # dist/ lacks it: skills/list leaves it out the same way
         size = next((f.size for f in files if f.path == "SKILL.md"), None)
-        resource: dict[str, Any] = {"uri": skill_md_uri(name), "name": name,
-                                    "title": info.title,
-                    "description": info.description, "mimeType": "text/markdown"}
+        resource: dict[str, Any] = {
+            "uri": skill_md_uri(name), "name": name, "title": info.title,
+            "description": info.description, "mimeType": "text/markdown"}
         if size is not None:
             resource["size"] = size
         resources.append(resource)
