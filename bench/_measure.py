@@ -3,16 +3,24 @@
 ``python bench/_measure.py build CORPUS -o DIST ...`` prints, on its last line,
 ``{"seconds": ..., "cpu_s": ..., "rss_mb": ..., "children_rss_mb": ...}``: wall time,
 CPU time (user + system, of the command and every child it waited for), the command's
-own peak resident memory and the largest of its worker processes'.
+own peak resident memory and the largest of its worker processes'. With
+``SKILLSITE_SOURCE=DIR`` it runs the skillsite of that source tree instead of the
+installed one.
 """
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
 
-from skillsite.cli import main
+if os.environ.get("SKILLSITE_SOURCE"):  # another checkout's skillsite (bench_build --compare)
+    sys.meta_path = [f for f in sys.meta_path if not (
+        isinstance(f, type) and f.__module__.startswith("__editable__"))]
+    sys.path.insert(0, os.environ["SKILLSITE_SOURCE"])
+
+from skillsite.cli import main  # noqa: E402
 
 if __name__ == "__main__":
     started = time.perf_counter()

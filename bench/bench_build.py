@@ -2,6 +2,12 @@
 
     python bench/bench_build.py [--sizes 1000,10000,100000] [--whoosh-sizes 1000,10000]
                                 [--jobs 2] [--workdir DIR]
+    python bench/bench_build.py --compare OTHER_SOURCE [--rounds 3] [--sizes 10000,100000]
+
+``--compare`` measures another checkout's skillsite (a source tree, e.g. ``git archive
+main | tar -x -C /tmp/base``) against this one, tantivy only, interleaved round by round
+on the same corpus (before, after, before, after...), and prints the median of each side
+and after/before.
 
 For each size it generates the synthetic corpus of ``bench/generate.py`` once, flushes it
 to disk and reads it once (as ``bench_check.py`` does), then for each backend reports, side
@@ -34,9 +40,10 @@ from generate import generate  # noqa: E402
 TARGETS = {"full_s": 60.0, "incremental_s": 3.0, "peak_mb": 2048.0}
 
 
-def _run(args: list[str]) -> dict:
+def _run(args: list[str], source: Path | None = None) -> dict:
+    env = {**os.environ, **({"SKILLSITE_SOURCE": str(source)} if source else {})}
     done = subprocess.run([sys.executable, str(HERE / "_measure.py"), *args],
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=env)
     last = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else "{}"
     result = json.loads(last)
     if result.get("code") != 0:
@@ -73,12 +80,14 @@ def _touch_one_skill(corpus: Path) -> None:
                      encoding="utf-8")
 
 
-def measure(corpus: Path, work: Path, backend: str, jobs: int) -> dict:
-    dist = work / f"dist-{backend}"
-    common = [str(corpus), "-o", str(dist), "--index", backend, "--jobs", str(jobs), "-q"]
-    full = _run(["build", *common, "--clean"])
+def measure(corpus: Path, work: Path, backend: str, jobs: int,
+            source: Path | None = None, label: str = "", site: bool = True) -> dict:
+    dist = work / f"dist-{backend}{label}"
+    common = [str(corpus), "-o", str(dist), "--index", backend, "--jobs", str(jobs), "-q",
+              *(() if site else ("--no-site",))]
+    full = _run(["build", *common, "--clean"], source)
     _touch_one_skill(corpus)
-    incremental = _run(["build", *common])
+    incremental = _run(["build", *common], source)
     return {"full_s": full["seconds"], "incremental_s": incremental["seconds"],
             "peak_mb": max(full["rss_mb"], full["children_rss_mb"]),
             "parent_mb": full["rss_mb"], "worker_mb": full["children_rss_mb"],
@@ -91,7 +100,15 @@ def main() -> None:
     parser.add_argument("--whoosh-sizes", default="1000,10000")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--compare", type=Path, help="another skillsite source tree")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--after", type=Path,
+                        help="with --compare: this source tree instead of this checkout")
+    parser.add_argument("--no-site", action="store_true", help="build without the site")
     args = parser.parse_args()
+    if args.compare:
+        compare(args)
+        return
     whoosh_sizes = {int(s) for s in args.whoosh_sizes.split(",") if s}
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):
@@ -101,6 +118,37 @@ def main() -> None:
             rows = {b: measure(corpus, Path(tmp), b, args.jobs)
                     for b in ("tantivy", "whoosh") if b == "tantivy" or count in whoosh_sizes}
             _print(count, rows)
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Before (``--compare``) and after (this checkout), interleaved on one corpus."""
+    import statistics
+
+    with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
+        for count in (int(s) for s in args.sizes.split(",")):
+            corpus = Path(tmp) / f"corpus-{count}"
+            generate(corpus, count)
+            _settle(corpus)
+            runs: dict[str, list[dict]] = {"before": [], "after": []}
+            for round_ in range(args.rounds):
+                for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
+                    source = args.compare if side == "before" else args.after
+                    runs[side].append(measure(corpus, Path(tmp), "tantivy", args.jobs,
+                                              source, f"-{side}", not args.no_site))
+                    print(f"{count} {side} round {round_ + 1}: "
+                          f"full {runs[side][-1]['full_s']:.2f} s, one skill "
+                          f"{runs[side][-1]['incremental_s']:.2f} s", file=sys.stderr)
+            print(f"\n== {count} skills, median of {args.rounds} interleaved rounds ==")
+            print(f"{'':28}{'before':>10}{'after':>10}{'after/before':>14}")
+            for label, key in (("full build (s)", "full_s"),
+                               ("incremental, 1 skill (s)", "incremental_s"),
+                               ("peak memory (MB)", "peak_mb")):
+                before = statistics.median(r[key] for r in runs["before"])
+                after = statistics.median(r[key] for r in runs["after"])
+                print(f"{label:28}{before:>10.2f}{after:>10.2f}{after / before:>14.3f}")
+            for side, rows in runs.items():
+                print(f"  {side}: full " + ", ".join(f"{r['full_s']:.2f}" for r in rows)
+                      + "; one skill " + ", ".join(f"{r['incremental_s']:.2f}" for r in rows))
 
 
 def _print(count: int, rows: dict[str, dict]) -> None:

@@ -13,6 +13,9 @@ beats ``pyproject.toml`` in the same folder. Example::
     exclude = ["drafts/*"]                    # glob patterns, relative to each root
     allow-internal-endpoints = ["mcp.corp.internal"]  # hosts exempt from endpoint-internal
     inline-suppressions = false               # ignore skillsite-disable comments (CI audits)
+    exclude-invalid = true                    # leave skills with lint errors out of dist/
+    collections = ["vendor/tools"]            # folders whose skills are namespaced apart
+    source-url = "https://git.example.com/{path}?at={commit}"  # link template (non-forge hosts)
 """
 from __future__ import annotations
 
@@ -27,7 +30,8 @@ from skillsite.models import ERROR, WARNING
 DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not read
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
-         "allow-internal-endpoints", "inline-suppressions", "extend-select"}
+         "allow-internal-endpoints", "inline-suppressions", "extend-select",
+         "exclude-invalid", "collections", "source-url"}
 
 
 @dataclass(frozen=True)
@@ -43,6 +47,15 @@ class Config:
     allow_internal_endpoints: tuple[str, ...] = ()
     #: Whether ``<!-- skillsite-disable ... -->`` and ``# skillsite: disable=`` comments count.
     inline_suppressions: bool = True
+    #: Leave skills with lint errors out of ``dist/`` (by default they are published with
+    #: their problems).
+    exclude_invalid: bool = False
+    #: Folders, relative to the corpus root, that each hold one collection of skills (as a
+    #: top-level git work tree does); their skills' ids are qualified by the folder's name.
+    collections: tuple[str, ...] = ()
+    #: A link template for hosts whose web URL skillsite cannot derive from the remote:
+    #: ``{path}`` (relative to the repository) and ``{commit}`` are filled in.
+    source_url: str = ""
     source: str = "defaults"
 
     def enabled(self, rule: str) -> bool:
@@ -116,10 +129,18 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
         exclude=_strings(table, "exclude", origin),
         allow_internal_endpoints=_strings(table, "allow-internal-endpoints", origin),
         inline_suppressions=table.get("inline-suppressions", True),
+        exclude_invalid=table.get("exclude-invalid", False),
+        collections=tuple(c.strip("/") for c in _strings(table, "collections", origin)),
+        source_url=table.get("source-url", ""),
         source=origin,
     )
-    if not isinstance(config.inline_suppressions, bool):
-        raise ConfigError(f"{origin}: inline-suppressions must be true or false")
+    for key, value in (("inline-suppressions", config.inline_suppressions),
+                       ("exclude-invalid", config.exclude_invalid)):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{origin}: {key} must be true or false")
+    if not isinstance(config.source_url, str):
+        raise ConfigError(f"{origin}: source-url must be a string such as "
+                          "'https://git.example.com/{path}?at={commit}'")
     check_rule_ids([*config.select, *config.extend_select, *config.ignore, *config.severity],
                    origin, rules)
     for rule, level in config.severity.items():

@@ -48,6 +48,16 @@ class SkillEntry:
     files: tuple[str, ...] = ()    # supporting files, relative to the corpus root
     links: tuple[str, ...] = ()    # local link targets inside the corpus, relative to it
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: What a client invokes it by and every artifact keys it by: ``[<collection>/]
+    #: [<plugin>:]<name>`` (see ``skillsite.linter.namespaces``); the name when empty.
+    id: str = ""
+    collection: str = ""
+    plugin: str = ""
+
+    @property
+    def key(self) -> str:
+        """The skill's id: unique in a ``dist/``."""
+        return self.id or self.name
 
     @property
     def headings(self) -> tuple[str, ...]:
@@ -60,7 +70,7 @@ class SkillEntry:
 
 @dataclass(frozen=True)
 class IndexDoc:
-    """What the index knows of one skill; ``name`` is its unique key."""
+    """What the index knows of one skill; ``name`` is its unique key (the skill's id)."""
 
     name: str
     title: str = ""

@@ -16,6 +16,9 @@ from skillsite.entries import (  # noqa: F401  (re-exported: the pipeline's name
 
 ERROR = "error"
 WARNING = "warning"
+#: Rules whose finding keeps a skill out of ``dist/`` whatever the configuration:
+#: publishing the skill would publish what the rule found (a credential).
+WITHHOLDING_RULES = frozenset({"embedded-credential"})
 
 
 @dataclass(frozen=True)

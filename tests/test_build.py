@@ -122,17 +122,54 @@ def test_content_store_serves_sections_and_generated_bodies(corpus: Path, tmp_pa
         assert "## Arguments" in json_body and "class: safe" in json_body
 
 
-def test_invalid_skills_are_left_out_but_reported(tmp_path: Path) -> None:
+def test_a_skill_with_a_lint_error_is_published_with_its_problems(tmp_path: Path) -> None:
     root = write(tmp_path / "c", {"good/SKILL.md": skill("good"),
                                   "bad/SKILL.md": skill("Bad"),
                                   "warned/SKILL.md": skill("warned") .replace(
                                       "---\n#", "owner: me\n---\n#")})
     result = build(root, tmp_path / "dist")
-    names = [s["name"] for s in json.loads((tmp_path / "dist/catalog.json").read_text())["skills"]]
-    assert names == ["good", "warned"]
-    assert result.excluded == ["bad/SKILL.md"]
+    catalog = json.loads((tmp_path / "dist/catalog.json").read_text())["skills"]
+    assert [s["id"] for s in catalog] == ["Bad", "good", "warned"]
+    bad = catalog[0]
+    assert bad["problems"]["errors"] >= 1 and "name-format" in bad["problems"]["rules"]
+    assert catalog[1]["problems"] == {"errors": 0, "warnings": 0, "rules": []}
+    assert result.excluded == []
+    library = Library(tmp_path / "dist")
+    assert "name-format" in {e.rule for e in library.open("Bad").errors}
+    assert [hit.id for hit in library.search("Bad").results][:1] == ["Bad"]
+    assert "Bad" in library.read("Bad").text or library.read("Bad").text
     assert {(p.path, p.rule) for p in result.problems} >= {("bad/SKILL.md", "name-format"),
                                                           ("warned/SKILL.md", "unknown-field")}
+
+
+def test_exclude_invalid_leaves_skills_with_errors_out(tmp_path: Path) -> None:
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good"),
+                                  "bad/SKILL.md": skill("Bad")})
+    result = build(root, tmp_path / "dist", config=Config(exclude_invalid=True))
+    names = [s["name"] for s in json.loads((tmp_path / "dist/catalog.json").read_text())["skills"]]
+    assert names == ["good"]
+    assert result.excluded == ["bad/SKILL.md"]
+    done = CliRunner().invoke(main, ["build", str(root), "-o", str(tmp_path / "cli"),
+                                     "--exclude-invalid", "--no-site"])
+    assert done.exit_code == 0, done.output
+    assert "Left out: 1 file(s): bad/SKILL.md" in done.output
+    names = [s["name"] for s in json.loads((tmp_path / "cli/catalog.json").read_text())["skills"]]
+    assert names == ["good"]
+    (root / "skillsite.toml").write_text("[tool.skillsite]\nexclude-invalid = true\n")
+    from skillsite.linter.rules import load_config
+    assert load_config(root / "skillsite.toml").exclude_invalid is True
+
+
+def test_a_skill_holding_a_credential_stays_withheld(tmp_path: Path) -> None:
+    token = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    root = write(tmp_path / "c", {"good/SKILL.md": skill("good"),
+                                  "leak/SKILL.md": skill("leak", f"Uses {token}. Use it when testing.")})
+    result = build(root, tmp_path / "dist")
+    assert "embedded-credential" in {p.rule for p in result.problems}
+    assert result.excluded == ["leak/SKILL.md"]
+    dist = tmp_path / "dist"
+    assert token not in (dist / "catalog.json").read_text()
+    assert [s["name"] for s in json.loads((dist / "catalog.json").read_text())["skills"]] == ["good"]
 
 
 def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:
@@ -211,7 +248,7 @@ def test_an_incremental_build_that_fails_late_leaves_the_previous_dist(
     skill_md = corpus / "skills/sql-review/SKILL.md"
     skill_md.write_text(skill_md.read_text() + "\nOne more line.\n")
 
-    def fail(*args: object) -> None:
+    def fail(*args: object, **groups: object) -> None:
         raise RuntimeError("disk full")
     monkeypatch.setattr("skillsite.builder.pipeline.write_catalog", fail)  # after content and index
     with pytest.raises(RuntimeError):
@@ -239,24 +276,27 @@ def catalog_names(dist: Path) -> dict[str, str]:
             for s in json.loads((dist / "catalog.json").read_text())["skills"]}
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize("jobs, exclude", [(1, True), (2, True), (2, False)])
 def test_stores_hold_exactly_the_catalog_after_corpus_wide_rules(tmp_path: Path,
-                                                                jobs: int) -> None:
+                                                                jobs: int, exclude: bool) -> None:
     # Written while files are still being checked, the stores must still end up holding
-    # the catalog's skills: a duplicate name's first path, not a skill whose dependency
-    # is missing; and an unchanged skill must come in once its dependency appears.
+    # the catalog's skills: a duplicate name's first path, and (with exclude-invalid) not
+    # a skill whose dependency is missing; an unchanged skill must come in once its
+    # dependency appears.
     files = {f"skills/s{i:03}/SKILL.md": skill(f"s{i:03}") for i in range(320)}
     files |= {"wiki/waits.md": page("waits", '"skill:later"'),
               "wiki/zz/s005.md": page("s005"), "aa/s007.md": page("s007")}
     root = write(tmp_path / "c", files)
     dist = tmp_path / "dist"
-    result = build(root, dist, jobs=jobs, config=Config(severity={"duplicate-name": "warning"}))
+    config = Config(severity={"duplicate-name": "warning"}, exclude_invalid=exclude)
+    result = build(root, dist, jobs=jobs, config=config)
     catalog = catalog_names(dist)
     assert catalog["s007"] == "aa/s007.md" and catalog["s005"] == "skills/s005/SKILL.md"
-    assert "waits" not in catalog and "wiki/waits.md" in result.excluded
+    assert ("waits" not in catalog) is exclude and ("wiki/waits.md" in result.excluded) is exclude
+    assert {"wiki/zz/s005.md", "skills/s007/SKILL.md"} <= set(result.excluded)  # shadowed
     assert stored_names(dist) == catalog
     write(root, {"wiki/later.md": page("later")})
-    again = build(root, dist, jobs=jobs, config=Config(severity={"duplicate-name": "warning"}))
+    again = build(root, dist, jobs=jobs, config=config)
     assert again.rechecked == 1
     assert {"waits", "later"} <= set(catalog_names(dist))
     assert stored_names(dist) == catalog_names(dist)

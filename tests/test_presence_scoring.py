@@ -1,20 +1,17 @@
 """The engines score a presence field (name, title, tags, ...) by whether it holds the term,
 as ranking does: not by the term's IDF or the field's length (:mod:`skillsite.index.presence`).
 
-Real indexes on disk, both engines; and a tantivy index written the way artifact 2.4 wrote
-one (no padding), which is searched with constant-score clauses instead.
+Real indexes on disk, both engines.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-import tantivy
 
-from skillsite.index import BACKENDS, IndexDoc, SearchIndexError
-from skillsite.index.fields import KEY_FIELD, PRESENCE_FIELDS, TEXT_FIELDS, field_texts
+from skillsite.index import BACKENDS, IndexDoc
+from skillsite.index.fields import PRESENCE_FIELDS
 from skillsite.index.presence import FILLER, PRESENCE_LENGTH, padded_texts
-from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, write_names
 
 DOCS = [
     # A long name, and the body says kafka three times: its name hit is worth as much as
@@ -34,25 +31,6 @@ def _build(backend: str, path: Path) -> Path:
     with BACKENDS[backend].create(path) as writer:
         for doc in DOCS:
             writer.add(doc)
-    return path
-
-
-def _older_tantivy(path: Path) -> Path:
-    """An index as artifact 2.4 wrote it: term frequencies everywhere, no padding."""
-    builder = tantivy.SchemaBuilder()
-    builder.add_text_field(KEY_FIELD, stored=True, tokenizer_name="raw", index_option="basic")
-    for field in TEXT_FIELDS:
-        builder.add_text_field(field, tokenizer_name="whitespace", index_option="freq")
-    builder.add_unsigned_field(SLOT_FIELD, fast=True)
-    path.mkdir()
-    writer = tantivy.Index(builder.build(), str(path), reuse=False).writer(num_threads=1)
-    for slot, doc in enumerate(DOCS):
-        document = tantivy.Document(**field_texts(doc), **{KEY_FIELD: doc.name})
-        document.add_unsigned(SLOT_FIELD, slot)
-        writer.add_document(document)
-    writer.commit()
-    writer.wait_merging_threads()
-    write_names(path / NAMES_FILE, [doc.name for doc in DOCS])
     return path
 
 
@@ -82,16 +60,3 @@ def test_a_rare_name_word_is_worth_no_more_than_a_common_one(tmp_path: Path,
     # pdf tools' titles and descriptions (pdf there too) put them ahead.
     found = _candidates(backend, _build(backend, tmp_path / backend), "kafka pdf")
     assert found[0].startswith("pdf-tool-"), found
-
-
-def test_an_older_index_is_searched_with_constant_scores(tmp_path: Path) -> None:
-    older = _older_tantivy(tmp_path / "older")
-    padded = _build("tantivy", tmp_path / "padded")
-    for query in ("kafka", "kafka pdf", "brokers", "pdf tool", "retention"):
-        assert _candidates("tantivy", older, query) == _candidates("tantivy", padded, query)
-
-
-def test_an_older_index_is_not_updated_in_place(tmp_path: Path) -> None:
-    older = _older_tantivy(tmp_path / "older")
-    with pytest.raises(SearchIndexError, match="--clean"):
-        BACKENDS["tantivy"].update(older)

@@ -18,7 +18,7 @@ from skillsite.linter.lint import make_problem
 from skillsite.linter.listings import Listings
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord
-from skillsite.models import ERROR, Document, Problem, Source
+from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
 
 Progress = Callable[[int, int], None]
 
@@ -97,7 +97,8 @@ def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Contex
                              finish=finish):
         cache.files[built.key] = built.cached
         cache.changed.add(built.key)
-        if built.payload and not any(row[3] == ERROR for row in built.cached.problems):
+        if built.payload and not (ctx.config.exclude_invalid
+                                  and any(row[3] == ERROR for row in built.cached.problems)):
             stores.offer(built.payload)
         done += 1
         checked += built.cached.found
@@ -154,16 +155,24 @@ def same_records(cache: BuildCache, old: BuildCache) -> bool:
 
 
 def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
-    """Skills without errors, by path; on a name clash (duplicate-name switched off) the
-    first path wins."""
+    """The skills ``dist/`` publishes, by path: every skill but those withheld (see
+    :data:`~skillsite.models.WITHHOLDING_RULES`) and those in ``errored`` (the files with
+    errors, when the build excludes them). Two skills with one id (a ``duplicate-name``
+    in one namespace): the first path wins, and the other is reported as shadowed."""
     chosen: dict[str, Cached] = {}
-    names: set[str] = set()
+    ids: set[str] = set()
     for key in sorted(cache.files):
         cached = cache.files[key]
-        if cached.name and key not in errored and cached.name not in names:
-            names.add(cached.name)
+        if cached.name and key not in errored and cached.name not in ids \
+                and not (cached.problems and withheld(cached)):
+            ids.add(cached.name)
             chosen[key] = cached
     return chosen
+
+
+def withheld(cached: Cached) -> bool:
+    """Whether a rule keeps this skill out whatever the configuration."""
+    return any(row[2] in WITHHOLDING_RULES for row in cached.problems)
 
 
 def payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
@@ -174,4 +183,4 @@ def payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payloa
 
 
 def _extractor(ctx: Context) -> Callable[[Document], Extracted]:
-    return partial(extract, max_file_size=ctx.config.max_file_size)
+    return partial(extract, max_file_size=ctx.config.max_file_size, ctx=ctx)

@@ -12,6 +12,7 @@ from typing import Any
 
 from skillsite.linter.discover import relative_path
 from skillsite.linter.links import local_links
+from skillsite.linter.namespaces import Namespace, skill_id
 from skillsite.linter.rules.corpus import DEPENDENCY_KEYS, resolve_reference
 from skillsite.linter.sections import split_sections
 from skillsite.linter.supporting import supporting_of
@@ -20,21 +21,25 @@ from skillsite.models import Document, IndexDoc, Section, SkillEntry
 
 def index_doc(entry: SkillEntry) -> IndexDoc:
     """What the search index holds of a skill."""
-    return IndexDoc(name=entry.name, title=entry.title, description=entry.description,
+    return IndexDoc(name=entry.key, title=entry.title, description=entry.description,
                     tags=entry.tags, intents=entry.intents, applies_to=entry.applies_to,
                     compatibility=entry.compatibility, headings=entry.headings,
                     body=entry.body)
 
 
-def entry_of(doc: Document) -> SkillEntry:
-    """The entry for a parsed document whose data is a mapping with a name."""
+def entry_of(doc: Document, namespace: Namespace | None = None,
+             name: str | None = None) -> SkillEntry:
+    """The entry for a parsed document whose data is a mapping with a name (or ``name``,
+    the one a client falls back to), in ``namespace`` (its plugin and collection)."""
+    namespace = namespace or Namespace()
     data = doc.data or {}
+    name = name if name is not None else str(data["name"])
     root = os.path.abspath(doc.source.root)
     kind = doc.source.kind
     body, first_line = _body(doc)
     sections = tuple(split_sections(body, first_line=first_line))
     return SkillEntry(
-        name=str(data["name"]),
+        name=name,
         description=_text(data.get("description")),
         format=kind,
         path=relative_path(os.path.abspath(doc.source.path), root),
@@ -44,7 +49,7 @@ def entry_of(doc: Document) -> SkillEntry:
                           else None)),
         version=_version(data),
         depends_on=_depends_on(data) if kind == "virtual" else (),
-        title=_text(data.get("title")) or _first_heading(sections) or str(data["name"]),
+        title=_text(data.get("title")) or _first_heading(sections) or name,
         intents=_strings(data.get("intents", data.get("intent"))),
         applies_to=_strings(data.get("applies_to", data.get("appliesTo"))),
         compatibility=_compatibility(data.get("compatibility")),
@@ -53,6 +58,9 @@ def entry_of(doc: Document) -> SkillEntry:
         links=tuple(sorted({relative_path(path, root) for _, _, path in local_links(doc)
                             if path and _inside(path, root)})),
         metadata=plain(data),
+        id=skill_id(name, namespace),
+        collection=namespace.collection,
+        plugin=namespace.plugin,
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from typing import Any
 
 from skillsite.builder.entries import entry_of, index_doc, skill_folder
 from skillsite.builder.files import file_rows, files_fingerprint
@@ -21,7 +22,8 @@ from skillsite.builder.records import (
 from skillsite.index.fields import field_texts
 from skillsite.index.ranking_record import record_of
 from skillsite.linter.checker import FileResult, display_path
-from skillsite.models import ERROR, Document, SkillEntry, Source
+from skillsite.linter.rules.context import Context
+from skillsite.models import ERROR, WITHHOLDING_RULES, Document, SkillEntry, Source
 from skillsite.store.catalog import catalog_entry, record_json
 from skillsite.store.content import ContentRow, FileRow, row_of
 from skillsite.store.hits import HitRow, hit_row
@@ -42,12 +44,14 @@ class Extracted:
     files: tuple[FileRow, ...] = ()
 
 
-def extract(doc: Document, max_file_size: int) -> Extracted:
+def extract(doc: Document, max_file_size: int, ctx: Context | None = None) -> Extracted:
     """The build's extractor for :func:`skillsite.linter.checker.check_files` (runs in
-    workers; bind ``max_file_size`` with :func:`functools.partial`)."""
-    if not isinstance((doc.data or {}).get("name"), str):
+    workers; bind ``max_file_size`` and ``ctx`` with :func:`functools.partial`)."""
+    name = loaded_name(doc)
+    if name is None:
         return Extracted(None, [], None, sha256=doc.sha256)
-    entry = entry_of(doc)
+    namespace = ctx.namespace_of(doc) if ctx is not None else None
+    entry = entry_of(doc, namespace, name)
     files = file_rows(doc, entry, max_file_size)
     root = os.path.abspath(doc.source.root)
     # Whether a link target or an entry script exists changes only with the listing of
@@ -61,10 +65,27 @@ def extract(doc: Document, max_file_size: int) -> Extracted:
     # The bytes of the supporting files are kept, so an edit in place (which leaves the
     # folder's mtime alone) must be seen: each file is a dependency too.
     watched += [os.path.join(root, path) for path in entry.files]
+    watched += list(namespace.manifests) if namespace else []  # they decide the id
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
     fingerprint = _hash(content_fingerprint(entry), files_fingerprint(files))
     return Extracted(entry, deps, fingerprint, field_texts(index_doc(entry)), doc.sha256,
                      files)
+
+
+def loaded_name(doc: Document) -> str | None:
+    """The name a client loads the skill by: its ``name``, or for a ``SKILL.md`` with
+    front matter but no name its folder's name (as Claude Code falls back to); None when
+    no client would load it."""
+    data = doc.data
+    if not isinstance(data, dict):
+        return None
+    name = data.get("name")
+    if isinstance(name, str):
+        return name
+    if doc.source.kind == "skill-md" and name is None:
+        folder = os.path.basename(os.path.dirname(os.path.abspath(doc.source.path)))
+        return folder or None
+    return None
 
 
 def _hash(*parts: str) -> str:
@@ -109,27 +130,42 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     tuple(result.record) if result.record else None,
                     result.is_skill, extracted.deps if extracted else [],
                     sha256=extracted.sha256 if extracted else None)
-    # The store keeps the file's own warnings, so they are part of what it fingerprints.
+    # The store keeps the file's own problems, so they are part of what it fingerprints.
     warnings = [[p.line, p.column, p.rule, p.message] for p in result.problems
                 if p.severity != ERROR]
-    fingerprint = (_hash(extracted.fingerprint or "", repr(warnings))
+    everything = [[p.line, p.column, p.rule, p.severity, p.message] for p in result.problems]
+    fingerprint = (_hash(extracted.fingerprint or "", repr(everything))
                    if extracted is not None and extracted.fingerprint else None)
+    withheld = any(p.rule in WITHHOLDING_RULES for p in result.problems)
     if entry is not None:
-        # A file with errors of its own is never in the catalog until it changes, and the
-        # cache is published with dist/: its record must not carry what the catalog would
-        # (a description holding the credential that made it an error).
-        own_error = any(p.severity == ERROR for p in result.problems)
+        # A withheld skill is never in the catalog until it changes, and the cache is
+        # published with dist/: its record must not carry what the catalog would (a
+        # description holding the credential that withheld it).
+        summary = problem_summary(result.problems)
         cached = cached._replace(
-            name=entry.name, format=entry.format,
+            name=entry.key, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
             fingerprint=fingerprint,
-            catalog_json=None if own_error else record_json(catalog_entry(entry)))
+            catalog_json=None if withheld else record_json(catalog_entry(entry, summary)))
     payload = None
-    if entry is not None and extracted is not None and extracted.index_fields is not None:
-        hit = hit_row(entry.name, record_of(extracted.index_fields), entry.format,
-                      entry.title, entry.description, list(entry.tags))
-        payload = Payload(entry.name, fingerprint or "", row_of(entry, warnings), hit,
+    if entry is not None and extracted is not None and extracted.index_fields is not None \
+            and not withheld:
+        hit = hit_row(entry.key, record_of(extracted.index_fields), entry.format,
+                      entry.title, entry.description, list(entry.tags), entry.name)
+        problems = [[p.line, p.column, p.rule, p.message] for p in result.problems
+                    if p.severity == ERROR]
+        payload = Payload(entry.key, fingerprint or "",
+                          row_of(entry, warnings, problems, summary), hit,
                           extracted.index_fields, extracted.files)
     return Built(key, cached, payload)
+
+
+def problem_summary(problems: list[Any]) -> dict[str, Any]:
+    """What the catalog says of a skill's own problems: counts and the rule IDs."""
+    errors = sorted({p.rule for p in problems if p.severity == ERROR})
+    warned = sorted({p.rule for p in problems if p.severity != ERROR})
+    return {"errors": sum(p.severity == ERROR for p in problems),
+            "warnings": sum(p.severity != ERROR for p in problems),
+            "rules": sorted({*errors, *warned})}
 
 

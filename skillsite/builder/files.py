@@ -48,7 +48,7 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
         if data is not None:
             left -= len(data)
         digest = hashlib.sha256(data).hexdigest() if data is not None else None
-        rows.append((entry.name, local, size, digest, data))
+        rows.append((entry.key, local, size, digest, data))
     return tuple(rows)
 
 

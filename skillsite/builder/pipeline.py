@@ -43,16 +43,19 @@ from skillsite.builder.dist import (
 )
 from skillsite.builder.failures import io_failure
 from skillsite.builder.graph import write_graph
+from skillsite.builder.groups import Groups, groups_of, with_extras
+from skillsite.builder.provenance import origins
 from skillsite.builder.records import Cached, fingerprint_config
 from skillsite.builder.stores import BuildStores
 from skillsite.config import Config
 from skillsite.errors import SkillsiteError
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
-from skillsite.linter.discover import Flagged, rewalk, walk_files
+from skillsite.linter.discover import Flagged, kind_of, rewalk, walk_files
 from skillsite.linter.listings import Listings
 from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, PhaseClock, Problem
 from skillsite.store.catalog import write_catalog
+from skillsite.store.groups import GROUPS, write_groups
 from skillsite.store.manifest import (
     ARTIFACT_VERSION,
     checksums_in_background,
@@ -61,6 +64,7 @@ from skillsite.store.manifest import (
 )
 
 Progress = Callable[[int, int], None]
+SKILL_KINDS = ("skill-md", "skill-toml", "skill-json")
 
 
 class BuildFailed(SkillsiteError):
@@ -80,7 +84,8 @@ class BuildResult:
     files: int
     skills: int
     included: int
-    excluded: list[str]              # paths of skills left out because of errors
+    excluded: list[str]              # paths of skills left out (withheld, shadowed or,
+    #                                  with exclude-invalid, with errors)
     rechecked: int                   # files read and linted this time (the rest came cached)
     incremental: bool
     backend: str
@@ -88,6 +93,8 @@ class BuildResult:
     formats: dict[str, int] = field(default_factory=dict)
     timings: dict[str, float] = field(default_factory=dict)   # seconds per phase
     site: Any = None                 # skillsite.site.SiteResult, unless --no-site
+    #: Files named as skills that could not be read as skills at all.
+    unreadable: list[str] = field(default_factory=list)
 
 
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
@@ -172,10 +179,16 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
                 clock.lap("discover, check, content and index")
                 problems = all_problems(cache, old, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}
+                included = included_skills(
+                    cache, errored if ctx.config.exclude_invalid else set())
+                groups = groups_of(included, root, ctx)
+                groups.origins, groups.repositories, git_problems = origins(included, root,
+                                                                            ctx)
+                problems = sorted(problems + groups.problems + git_problems)
+                errored |= {p.path for p in groups.problems if p.severity == ERROR}
                 if strict and errored:
-                    raise BuildFailed(f"--strict: {len(errored)} skill file(s) have errors; "
+                    raise BuildFailed(f"--strict: {len(errored)} file(s) have errors; "
                                       f"{out} was not changed", problems)
-                included = included_skills(cache, errored)
                 cache.included = {c.name: c.fingerprint or "" for c in included.values()
                                   if c.name}
                 clock.lap("corpus rules")
@@ -186,7 +199,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
             formats = _write_listings(work, root, included, cache, old if reuse else None,
-                                      config_key)
+                                      config_key, groups)
             clock.lap("catalog, graph, cache")
             site_result = None
             if site[0]:
@@ -195,7 +208,8 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
                                          mkdocs_config=site[1], jobs=jobs)
                 clock.lap("site")
             # Last, so that it covers every file of the new dist/, the site's too.
-            write_manifest(work, _manifest_fields(formats, backend, problems),
+            write_manifest(work, {**_manifest_fields(formats, backend, problems),
+                                  "repositories": groups.repositories},
                            out if reuse else None, hashing.result())
             clock.lap("manifest")
             swap_in(work, out)
@@ -206,18 +220,35 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
     return BuildResult(
         out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
         skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
-        excluded=sorted(p for p in errored if p in cache.files and cache.files[p].name),
+        excluded=sorted(key for key, c in cache.files.items()
+                        if c.name and key not in included),
+        unreadable=_unreadable(cache, flagged, problems),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
         timings=clock.timings, site=site_result)
 
 
+def _unreadable(cache: BuildCache, flagged: list[Flagged],
+                problems: list[Problem]) -> list[str]:
+    """Files named as skills (``SKILL.md``, ``*.skill.toml``, ``skill.json``) that make no
+    skill, and the paths discovery could not use: never left out silently."""
+    paths = {key for key, c in cache.files.items()
+             if not c.name and c.found and kind_of(key.rpartition("/")[2]) in SKILL_KINDS}
+    paths |= {p.path for p in problems if p.rule in ("unreadable-file", "symlink-broken",
+                                                     "symlink-escape", "symlink-loop")}
+    return sorted(paths)
+
+
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
-                    old: BuildCache | None, config_key: str) -> Counter[str]:
-    """catalog.json, graph.json (kept from ``old`` when no edge or node changed) and the
-    build cache; returns the included skills per format."""
-    write_catalog([c.catalog_json for c in included.values() if c.catalog_json],
-                  work / "catalog.json")
+                    old: BuildCache | None, config_key: str, groups: Groups) -> Counter[str]:
+    """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
+    changed) and the build cache; returns the included skills per format."""
+    write_catalog([with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
+                   for key, c in included.items() if c.catalog_json], work / "catalog.json",
+                  plugins=groups.plugins, collections=groups.collections)
+    write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
+                 {included[key].name: origin for key, origin in groups.origins.items()
+                  if included[key].name}, groups.repositories)
     if old is None or not _same_graph(included, cache, old):
         graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link

@@ -21,7 +21,7 @@ from skillsite.linter.listings import racy
 from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem, SkillEntry
 
-CACHE_VERSION = 11
+CACHE_VERSION = 12
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
@@ -62,8 +62,62 @@ def fingerprint_config(config: Config, backend: str, root: Path) -> str:
     the cache's stat index describes that folder, so another corpus built into the same
     ``dist/`` (even a copy with the same mtimes) must not be taken for it."""
     schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
-    blob = repr((__version__, CACHE_VERSION, config, backend, str(root), schemas)).encode()
+    blob = repr((__version__, CACHE_VERSION, config, backend, str(root), schemas,
+                 namespace_markers(root))).encode()
     return hashlib.sha256(blob).hexdigest()
+
+
+#: Folders looked at for namespace markers (the root's, then the first and second levels
+#: below it while there are no more than this many): a flat corpus of 100k skill folders
+#: stops at the root's, which keeps the check cheap.
+MARKED_FOLDERS = 500
+
+
+def namespace_markers(root: Path) -> list[tuple[str, Any]]:
+    """What decides the namespaces of many skills at once: the plugin manifests of the
+    root and of the folders one and two levels below it (``plugins/<name>/``), and which
+    top-level folders are git work trees (collections). When one appears, goes or
+    changes, ids may change, so the cache is not reused. (A plugin deeper down is
+    watched by its own skills once it exists.)"""
+    levels = [[""]]
+    for _ in range(2):
+        below: list[str] = []
+        for parent in levels[-1]:
+            below += [f"{parent}/{name}".lstrip("/") for name in
+                      _folders(os.path.join(root, parent), MARKED_FOLDERS - len(below))]
+            if len(below) > MARKED_FOLDERS:
+                break
+        if len(below) > MARKED_FOLDERS:
+            break
+        levels.append(below)
+    markers: list[tuple[str, Any]] = []
+    for depth, folders in enumerate(levels):
+        for folder in folders:
+            for name in (".claude-plugin/marketplace.json", ".claude-plugin/plugin.json",
+                         *((".git",) if depth == 1 else ())):
+                try:
+                    info = os.stat(os.path.join(root, folder, name))
+                except OSError:
+                    continue
+                markers.append((f"{folder}/{name}", 0 if name == ".git" else info.st_mtime_ns))
+    return markers
+
+
+def _folders(path: str, limit: int) -> list[str]:
+    """The sub-folders of ``path``, sorted; at most ``limit`` + 1 of them (more means
+    too many: the listing stops there)."""
+    found: list[str] = []
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False) and entry.name not in (".git",
+                                                                              "node_modules"):
+                    found.append(entry.name)
+                    if len(found) > limit:
+                        break
+    except OSError:
+        return []
+    return sorted(found)
 
 
 def stat_key(path: Path | str) -> list[int]:

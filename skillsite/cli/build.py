@@ -24,7 +24,11 @@ from skillsite.models import Problem
                    "Example: --index whoosh")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 1, dist/ untouched) if any skill has an error, instead of "
-                   "leaving those skills out.")
+                   "publishing those skills with their problems.")
+@click.option("--exclude-invalid", is_flag=True, default=None,
+              help="Leave skills with lint errors out of dist/ (configuration: "
+                   "exclude-invalid = true). By default they are published with their "
+                   "problems.")
 @click.option("--clean", is_flag=True,
               help="Ignore the previous build and rebuild everything.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
@@ -40,14 +44,15 @@ from skillsite.models import Problem
                    "Example: --mkdocs-config site/mkdocs.yml")
 @click.option("-q", "--quiet", is_flag=True, help="Print only errors and the summary line.")
 @click.option("-v", "--verbose", is_flag=True, help="Also print the time each phase took.")
-def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs: int,
-          config_path: Path | None, no_site: bool, mkdocs_config: Path | None, quiet: bool,
-          verbose: bool) -> None:
+def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: bool | None,
+          clean: bool, jobs: int, config_path: Path | None, no_site: bool,
+          mkdocs_config: Path | None, quiet: bool, verbose: bool) -> None:
     """Build the catalog, skill graph, search index and content store into DIST.
 
     CORPUS defaults to ./corpus and the output to ./dist. Every skill is linted first;
-    skills with errors are reported and left out (use --strict to fail instead), and the
-    rest are written to:
+    skills with errors are reported and published with their problems (--exclude-invalid
+    leaves them out, --strict fails instead; a skill holding a credential is always
+    withheld), and written to:
 
     \b
       manifest.json   format version, counts, index backend, sha256 of every file
@@ -75,6 +80,8 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
     from skillsite.linter.rules import load_config
 
     config = load_config(config_path)
+    if exclude_invalid:
+        config = config.merged(exclude_invalid=True)
     try:
         with _BuildProgress() as progress:
             result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
@@ -86,11 +93,13 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
     _print_build_problems(result.problems, corpus, quiet)
     cwd = Path.cwd()
     formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
-    left_out = f", {len(result.excluded)} left out because of errors" if result.excluded else ""
+    left_out = f", {len(result.excluded)} left out" if result.excluded else ""
     click.echo(f"Built {display_path(result.dist, cwd)}/ in {result.seconds:.1f} s: "
                f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
                f"{result.rechecked} of {result.files} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
+    print_left_out("Left out", result.excluded)
+    print_left_out("Not readable as skills", result.unreadable)
     if result.site is not None:
         click.echo(f"Site: {display_path(result.dist, cwd)}/site/ with {result.site.pages} "
                    f"skill pages ({result.site.rendered} rendered) in "
@@ -100,6 +109,14 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, clean: bool, jobs
             click.echo(f"  {phase:<34}{seconds:8.2f} s")
         for phase, seconds in (result.site.timings if result.site else {}).items():
             click.echo(f"    site: {phase:<26}{seconds:8.2f} s")
+
+
+def print_left_out(what: str, paths: list[str], shown: int = 5) -> None:
+    """Never silent: how many files, and the first paths (their problems say why)."""
+    if paths:
+        more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+        click.echo(f"{what}: {len(paths)} file(s): {', '.join(paths[:shown])}{more} "
+                   "(see their problems above, or the site's problems page).")
 
 
 def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) -> None:

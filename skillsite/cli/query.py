@@ -95,9 +95,13 @@ def _library(dist: str) -> Any:
 @click.option("--compatibility", help="Keep skills whose compatibility mentions this text.")
 @click.option("--max-risk", type=click.Choice(("low", "medium", "high")),
               help="Keep skills that declare at most this risk.")
+@click.option("--plugin", help="Keep the skills of this Claude Code plugin. Example: "
+                               "--plugin telegram")
+@click.option("--collection", help="Keep the skills of this collection (a repository built "
+                                   "with others). Example: --collection anthropics-skills")
 def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
            applies_to: tuple[str, ...], kind: str | None, compatibility: str | None,
-           max_risk: str | None) -> Any:
+           max_risk: str | None, plugin: str | None, collection: str | None) -> Any:
     """Find skills for QUERY: compact candidates, best first, never a body.
 
     A query equal to a skill's name returns it first; an empty query lists skills A-Z.
@@ -109,7 +113,8 @@ def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
       skillsite search "" --format virtual
     """
     return _library(dist).search(query, limit=limit, tags=tags, applies_to=applies_to,
-                                 format=kind, compatibility=compatibility, max_risk=max_risk)
+                                 format=kind, compatibility=compatibility, max_risk=max_risk,
+                                 plugin=plugin, collection=collection)
 
 
 @_query_command("recommend")

@@ -15,18 +15,21 @@ def _search(result: Any) -> str:
     lines = []
     for number, hit in enumerate(result.results, 1):
         score = "" if result.browse else f"  ({hit.score:g}; {', '.join(hit.matched)})"
-        lines.append(f"{number:2}. {hit.name} [{hit.format}]{score}")
+        lines.append(f"{number:2}. {hit.id or hit.name} [{hit.format}]{score}")
         lines.append(f"    {hit.description}")
     return "\n".join(lines)
 
 
 def _open(info: Any) -> str:
-    lines = [f"{info.name}: {info.title}", f"  {info.description}", ""]
+    lines = [f"{info.id or info.name}: {info.title}", f"  {info.description}", ""]
     for label, value in (("format", info.format), ("path", info.path),
                          ("version", info.version), ("tags", ", ".join(info.tags)),
                          ("applies to", ", ".join(info.applies_to)),
                          ("compatibility", info.compatibility), ("risk", info.risk),
-                         ("depends on", ", ".join(info.depends_on))):
+                         ("depends on", ", ".join(info.depends_on)),
+                         ("plugin", info.plugin), ("collection", info.collection),
+                         ("source", info.source_url), ("changed", info.changed),
+                         ("same content as", ", ".join(info.copies))):
         if value:
             lines.append(f"  {label}: {value}")
     lines += ["", f"Sections ({info.chars} characters, {info.lines} lines):"]
@@ -38,6 +41,9 @@ def _open(info: Any) -> str:
     for label, values in (("Files", info.files), ("Links", info.links)):
         if values:
             lines += ["", f"{label}:", *(f"  {value}" for value in values)]
+    if info.errors:
+        lines += ["", "Errors (published with them):",
+                  *(f"  {e.line}:{e.column} {e.rule} {e.message}" for e in info.errors)]
     if info.warnings:
         lines += ["", "Warnings:", *(f"  {w.line}:{w.column} {w.rule} {w.message}"
                                      for w in info.warnings)]

@@ -41,6 +41,7 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
     """
     from skillsite.builder.dist import BuildInterrupted
     from skillsite.builder.pipeline import build
+    from skillsite.cli.build import print_left_out
     from skillsite.errors import SkillsiteError
 
     def rebuild() -> None:
@@ -57,8 +58,10 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
                        "the last good site is still served; please report this", err=True)
             return
         rendered = result.site.rendered if result.site else 0
-        click.echo(f"built in {time.monotonic() - started:.1f} s "
+        click.echo(f"built in {time.monotonic() - started:.1f} s: {result.included} skills "
                    f"({rendered} pages rendered)", err=True)
+        print_left_out("Left out", result.excluded)
+        print_left_out("Not readable as skills", result.unreadable)
 
     signal.signal(signal.SIGTERM, _stop)
     # Looked at before building, so that an edit made during a build (or just after the

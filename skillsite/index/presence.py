@@ -30,8 +30,6 @@ if TYPE_CHECKING:
 #: Never a query term: terms are letters and digits (:mod:`skillsite.index.tokens`).
 FILLER = "_"
 PRESENCE_LENGTH = 16
-#: A presence field that every padded document holds the filler in.
-PROBE_FIELD = "name"
 
 
 def padded_texts(texts: dict[str, str]) -> dict[str, str]:
@@ -51,16 +49,9 @@ def boost_for(weight: float, docs_with_term: int, docs: int) -> float:
     return weight / math.log(1 + (docs - docs_with_term + 0.5) / (docs_with_term + 0.5))
 
 
-def is_padded(searcher: tantivy.Searcher) -> bool:
-    """Whether the index pads its presence fields (artifact 2.5), or holds no document."""
-    return not searcher.num_docs or bool(searcher.doc_freq(PROBE_FIELD, FILLER))
-
-
-def presence_query(query: tantivy.Query, weight: float, docs_with_term: int, docs: int, *,
-                   padded: bool) -> tantivy.Query:
+def presence_query(query: tantivy.Query, weight: float, docs_with_term: int,
+                   docs: int) -> tantivy.Query:
     """A presence field's term ``query``, scoring ``weight`` on every document it matches."""
     import tantivy
 
-    if padded:
-        return tantivy.Query.boost_query(query, boost_for(weight, docs_with_term, docs))
-    return tantivy.Query.const_score_query(query, weight)
+    return tantivy.Query.boost_query(query, boost_for(weight, docs_with_term, docs))

@@ -5,8 +5,7 @@ because queries are bags of terms and positions would only grow the index; the
 writer indexes on one thread with a 128 MB heap, which writes a 10k-skill corpus as
 a single segment, so opening the index reads one segment; and the reader never
 watches the folder, since ``dist/`` does not change under it. Hits are named through
-their slots (:mod:`skillsite.index.slots`); an index without a names file (before
-artifact 2.4) reads each name from the document store.
+their slots (:mod:`skillsite.index.slots`).
 """
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ from skillsite.index.fields import (
     leaves_out_body,
 )
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
-from skillsite.index.presence import is_padded, padded_texts, presence_query
+from skillsite.index.presence import padded_texts, presence_query
 from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
 from skillsite.index.tokens import query_terms
 
@@ -81,11 +80,8 @@ class TantivyWriter(IndexWriter):
         self._writer: tantivy.IndexWriter | None = None
         self._added: set[str] = set()
         if replace and not (path / NAMES_FILE).is_file():
-            raise SearchIndexError(f"{path} has no {NAMES_FILE} (an index from before "
-                                   "artifact 2.4, or damaged): build again with --clean")
-        if replace and not is_padded(index.searcher()):
-            raise SearchIndexError(f"{path} has no padded presence fields (an index from "
-                                   "before artifact 2.5): build again with --clean")
+            raise SearchIndexError(f"{path} has no {NAMES_FILE} (damaged): build again "
+                                   "with --clean")
         # Names by slot, appended to; an update reads the file at its first add.
         self._slots: list[str] | None = None if replace else []
         self._slots_written = -1
@@ -140,16 +136,14 @@ class TantivySearcher(IndexSearcher):
     :func:`~skillsite.index.fields.boosts`), plus prefix and one-typo matches on names,
     titles and tags (``fuzzy_term_query`` with ``prefix``)."""
 
-    def __init__(self, index: tantivy.Index, names: NameTable | None = None) -> None:
+    def __init__(self, index: tantivy.Index, names: NameTable) -> None:
         index.config_reader(reload_policy="manual")
         self._schema = index.schema
         self._searcher = index.searcher()
         self._boosts = boosts()
         self._kept: dict[tuple[str, bool], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
         self._common: dict[str, bool] = {}  # term -> leaves_out_body, kept
-        self._slot_names = names
-        self._padded = is_padded(self._searcher)
-        self._names: dict[tuple[int, int], str] = {}  # (segment, doc) -> skill name
+        self._slot_names: NameTable | None = names
         self._named: dict[int, str] = {}              # slot -> skill name
 
     def candidates(self, query: str, limit: int = 100) -> list[str]:
@@ -161,8 +155,6 @@ class TantivySearcher(IndexSearcher):
         if len(hits) < limit and any(self._leaves_out_body(term) for term in terms):
             hits = self._search([clause for term in terms
                                  for clause in self._clauses(term, lean=False)], limit)
-        if self._slot_names is None:
-            return [self._name(address) for _, address in hits]
         slots = self._searcher.fast_field_values(SLOT_FIELD, [address for _, address in hits])
         kept = [self._named.get(slot) if isinstance(slot, int) else None for slot in slots]
         if None in kept:  # most hits are kept: no call for each
@@ -196,16 +188,6 @@ class TantivySearcher(IndexSearcher):
             name = self._named[slot] = self._slot_names.name(slot)
         return name
 
-    def _name(self, address: tantivy.DocAddress) -> str:
-        """The skill name stored with a hit, kept: the index never changes under a reader."""
-        key = (address.segment_ord, address.doc)
-        name = self._names.get(key)
-        if name is None:
-            if len(self._names) >= NAMES_KEPT:
-                self._names.clear()
-            name = self._names[key] = str(self._searcher.doc(address).get_first(KEY_FIELD))
-        return name
-
     def _clauses(self, term: str, *, lean: bool = True
                  ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """A term's boosted queries on every field (but the body, when ``lean`` and
@@ -226,7 +208,7 @@ class TantivySearcher(IndexSearcher):
                 continue  # a field without the term would add nothing to any score
             query = query_of.term_query(self._schema, field, term)
             clauses.append((should, presence_query(
-                query, boost, docs_with_term, self._searcher.num_docs, padded=self._padded)
+                query, boost, docs_with_term, self._searcher.num_docs)
                 if field in PRESENCE_FIELDS else query_of.boost_query(query, boost)))
         if len(term) >= FUZZY_MIN_CHARS:
             typo = term not in self.known_words((term,))
@@ -293,4 +275,7 @@ class TantivyBackend(Backend):
     def open(cls, path: Path) -> IndexSearcher:
         index = _open_index(path)
         names = path / NAMES_FILE
-        return TantivySearcher(index, NameTable(names) if names.is_file() else None)
+        if not names.is_file():
+            raise SearchIndexError(f"{path} has no {NAMES_FILE}: the index is damaged; "
+                                   "build again with --clean")
+        return TantivySearcher(index, NameTable(names))

@@ -19,6 +19,7 @@ from skillsite.config import Config
 from skillsite.linter.children import die_with_parent
 from skillsite.linter.discover import Flagged, discover
 from skillsite.linter.lint import lint_document, make_problem
+from skillsite.linter.namespaces import MARKETPLACE_FILE, PLUGIN_FILE
 from skillsite.linter.parse import read
 from skillsite.linter.rules import CORPUS, RULES
 from skillsite.linter.rules.context import Context
@@ -69,7 +70,8 @@ def check_file(source: Source, ctx: Context, base: Path,
         if doc is None:
             return None
         problems = lint_document(doc, ctx, path)
-        record = record_of(doc, path) if doc.data is not None else None
+        record = (record_of(doc, path, ctx.namespace_of(doc)) if doc.data is not None
+                  else None)
         extracted = extract(doc) if extract and doc.data is not None else None
         return FileResult(path, problems, record, doc.data is not None, extracted)
     except Exception as exc:  # one bad file never stops the corpus
@@ -190,7 +192,28 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
             problems += [problem] if problem else []
             files += 1
     problems += corpus_problems(records, ctx)
+    problems += manifest_problems([Path(p) for p in paths], records, ctx, base)
     return CheckResult(sorted(problems), files, skills)
+
+
+def manifest_problems(roots: list[Path], records: list[SkillRecord], ctx: Context,
+                      base: Path) -> list[Problem]:
+    """``plugin-manifest-invalid`` for each broken ``marketplace.json`` at a root and
+    ``plugin.json`` of a plugin the skills belong to."""
+    found: list[Problem] = []
+    for root in (r for r in roots if r.is_dir()):
+        namespaces = ctx.namespaces_of(root)
+        folders = {(str(root), MARKETPLACE_FILE)}
+        folders |= {(os.path.join(namespaces.root, r.plugin_folder), PLUGIN_FILE)
+                    for r in records if r.plugin}
+        for folder, name in sorted(folders):
+            manifest = namespaces.manifest(os.path.abspath(folder), name)
+            if manifest is not None and manifest.issue is not None:
+                issue = manifest.issue
+                problem = make_problem(ctx, issue.rule, display_path(Path(manifest.path), base),
+                                       (issue.line, issue.column), issue.message)
+                found += [problem] if problem else []
+    return found
 
 
 def _selected(path: str, base: Path, only: set[Path]) -> bool:

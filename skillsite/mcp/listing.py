@@ -83,7 +83,7 @@ class ConcreteResources:
 def read_directory(library: Library, uri: str, cursor: str | None,
                    page_size: int = DIRECTORY_PAGE) -> dict[str, Any]:
     """``resources/directory/read`` of ``uri``: its direct children, a page at a time."""
-    parsed = parse_directory(uri)
+    parsed = parse_directory(uri, library.has_skill)
     if parsed is None:
         raise _not_found(uri, "is not a skill:// URI")
     key, folder = parsed

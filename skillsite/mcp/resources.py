@@ -17,7 +17,7 @@ from mcp_types import INVALID_REQUEST, Completion, CompletionArgument, ResourceT
 from skillsite.mcp.clients import current
 from skillsite.mcp.listing import LIST_PAGE, ConcreteResources
 from skillsite.mcp.skills import view_meta
-from skillsite.mcp.uris import ECHO_CHARS, mime_type, skill_name
+from skillsite.mcp.uris import ECHO_CHARS, mime_type, resolve, skill_name
 from skillsite.reader import Library, ReaderError
 
 SKILL_MD = "skill://{name}/SKILL.md"
@@ -67,6 +67,12 @@ def names_starting(library: Library, prefix: str) -> list[str]:
 
 
 def _content(library: Library, name: str, path: str) -> str | bytes:
+    """The file ``path`` of a skill; a plugin's or collection's skill spans several URI
+    segments (``skill://telegram/access/SKILL.md``), so the template's ``name`` may be
+    only the first of them."""
+    found = resolve(library.has_skill, f"{name}/{path}")
+    if found is not None:
+        name, path = found
     try:
         data = current(library).skill_file(name, path)
     except ReaderError as error:
@@ -100,8 +106,9 @@ class FileTypes:
     def _describe(self, content: dict[str, Any]) -> None:
         uri = str(content.get("uri", ""))
         if (name := skill_name(uri)) is not None:
+            found = resolve(self.library.has_skill, f"{name}/SKILL.md")
             try:
-                meta = view_meta(self.library.skill_files(name))
+                meta = view_meta(self.library.skill_files(found[0] if found else name))
             except ReaderError:
                 meta = {}
             if meta:

@@ -16,7 +16,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, PaginatedRequestParams, RequestParams
 
 from skillsite.mcp.listing import ReadDirectoryParams, read_directory
-from skillsite.mcp.uris import ECHO_CHARS, file_uri, skill_md_uri, skill_name
+from skillsite.mcp.uris import ECHO_CHARS, file_uri, resolve, skill_md_uri, skill_name
 from skillsite.reader import Library, ReaderError
 from skillsite.reader.results import FileInfo
 
@@ -85,18 +85,21 @@ class SkillsExtension(Extension):
         return result
 
     def get(self, uri: str) -> dict[str, Any]:
-        name = skill_name(uri)
-        entry = self.entry(name) if name is not None else None
+        path = skill_name(uri)
+        found = resolve(self.library.has_skill, f"{path}/SKILL.md") if path else None
+        entry = self.entry(found[0]) if found is not None else None
         if entry is None:
             raise MCPError(code=INVALID_PARAMS,
                            message=f"No skill is served at {uri[:ECHO_CHARS]}; skills/list "
-                                   "lists them, as skill://<name>/SKILL.md")
+                                   "lists them, as skill://<path>/SKILL.md")
         return {"resultType": "complete", "skill": entry, **self.cache}
 
     def entry(self, name: str) -> dict[str, Any] | None:
         """The SEP-2640 entry for ``name``; None when it is unknown, its name breaks the
-        Agent Skills rule, it is over the per-skill limits, or ``dist/`` lacks a file."""
-        if len(name) > 64 or not AGENT_SKILLS_NAME.fullmatch(name):
+        Agent Skills rule, it is over the per-skill limits, or ``dist/`` lacks a file.
+        ``name`` is the skill's id; the URI's last segment is its bare name."""
+        bare = name.replace(":", "/").rpartition("/")[2]
+        if len(bare) > 64 or not AGENT_SKILLS_NAME.fullmatch(bare):
             return None
         try:
             front_matter = self.library.front_matter_data(name)
@@ -106,7 +109,7 @@ class SkillsExtension(Extension):
         if (len(files) > MAX_FILES or sum(f.size for f in files) > MAX_BYTES
                 or not all(f.stored and f.sha256 for f in files)):
             return None  # a host could not load it whole
-        if front_matter.get("name") != name or not front_matter.get("description"):
+        if front_matter.get("name") != bare or not front_matter.get("description"):
             return None  # the spec requires both, the name equal to the URI's
         entry: dict[str, Any] = {
             "uri": skill_md_uri(name),

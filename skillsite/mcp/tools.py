@@ -71,12 +71,16 @@ def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
                applies_to: Words = None,
                format: Format | None = None,
                compatibility: Annotated[str | None, Field(max_length=200)] = None,
-               max_risk: Risk | None = None) -> CallToolResult:
-        """Find skills. Returns compact candidates (ref, name, title, description, tags,
-        score, matched fields), never a body. An exact name comes first."""
+               max_risk: Risk | None = None,
+               plugin: Annotated[str | None, Field(max_length=200)] = None,
+               collection: Annotated[str | None, Field(max_length=200)] = None
+               ) -> CallToolResult:
+        """Find skills. Returns compact candidates (ref, id, name, title, description,
+        tags, score, matched fields), never a body. An exact name comes first. ``plugin``
+        and ``collection`` keep one Claude Code plugin's or one collection's skills."""
         return answer(current(library).search, query, limit=limit, tags=tags or (),
                       applies_to=applies_to or (), format=format, compatibility=compatibility,
-                      max_risk=max_risk)
+                      max_risk=max_risk, plugin=plugin, collection=collection)
 
     def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
                   environment: Annotated[str | None, Field(max_length=500)] = None,

@@ -21,7 +21,7 @@ MANIFEST = "manifest.json"
 #: Threads that hash dist/ for :meth:`Artifacts.verify`.
 HASHING_THREADS = min(4, os.cpu_count() or 1)
 #: The artifact format major version this reader understands (any 2.x).
-SUPPORTED_MAJOR = 2
+SUPPORTED_MAJOR = 1
 _REBUILD = "rebuild it with `skillsite build`"
 
 

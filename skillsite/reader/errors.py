@@ -14,6 +14,8 @@ code                               exit  meaning
 ``too-many-clients``               1     the Library keeps budgets for ``max_clients``
                                          clients already; ``retry_after_seconds``
 ``ambiguous-section``              2     several headings match (lists them)
+``ambiguous-name``                 2     a bare name that several skills' ids end in
+                                         (``candidates`` lists their ids)
 ``invalid-argument``               2     a malformed ref, cursor, line range or option
 ``restricted-query-rejected``      2     safe mode: wildcard, too short or empty query
 ``restricted-operation``           2     safe mode: the operation is not offered
@@ -36,6 +38,7 @@ EXIT_CODES: dict[str, int] = {
     "restricted-budget-exhausted": EXIT_PROBLEMS,
     "too-many-clients": EXIT_PROBLEMS,
     "ambiguous-section": EXIT_USAGE,
+    "ambiguous-name": EXIT_USAGE,
     "invalid-argument": EXIT_USAGE,
     "restricted-query-rejected": EXIT_USAGE,
     "restricted-operation": EXIT_USAGE,

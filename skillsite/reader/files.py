@@ -77,8 +77,8 @@ def front_matter(shelf: Shelf, skill: StoredSkill) -> str:
     ``---`` lines), or a ``.skill.toml`` / ``skill.json`` manifest whole."""
     data = shelf.file_data(skill.name, own_file(skill))
     if data is None:
-        raise ReaderError("not-found", f"{skill.name}: dist/ does not keep its file (built "
-                          "before artifact 2.1, or over the size cap); rebuild dist/")
+        raise ReaderError("not-found", f"{skill.name}: dist/ does not keep its file (it is "
+                          "over the size cap, max-file-size)")
     text = data.decode("utf-8", "replace")
     if skill.format in ("skill-toml", "skill-json"):
         return text

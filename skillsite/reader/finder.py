@@ -52,14 +52,20 @@ class Filters:
     format: str | None = None
     compatibility: str | None = None
     max_risk: str | None = None
+    plugin: str | None = None
+    collection: str | None = None
 
     def __bool__(self) -> bool:
         return bool(self.tags or self.applies_to or self.format or self.compatibility
-                    or self.max_risk)
+                    or self.max_risk or self.plugin or self.collection)
 
     def accepts(self, skill: Listing) -> bool:
         meta = skill.meta
         if self.format and skill.format != self.format:
+            return False
+        if self.plugin is not None and meta.get("plugin", "") != self.plugin:
+            return False
+        if self.collection is not None and meta.get("collection", "") != self.collection:
             return False
         if self.tags and not _overlap(self.tags, meta.get("tags", ())):
             return False

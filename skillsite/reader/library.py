@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import json
 import os
 import threading
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from skillsite.reader.serving import Serving
 from skillsite.reader.shelf import Shelf, StoredSkill
 from skillsite.reader.snapshots import Snapshots, pinned_operation
 from skillsite.reader.views import clamp, name_of_ref, one_line
+from skillsite.store.groups import GROUPS
 
 HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill's outline; "
         "read(ref, section) for one section, read(ref) for the body, cut to max_chars with a "
@@ -119,11 +121,25 @@ class Library(Queries, Serving):
     def _skill(self, ref: object) -> StoredSkill:
         name = self.ledger.consume(ref) if self.ledger else name_of_ref(ref)
         skill = self._shelf.get(name)
+        if skill is None and not self.ledger:
+            skill = self._by_bare_name(name)
         if skill is None:
             raise ReaderError("not-found", f"no skill called {name[:100]!r} in {self.dist}; "
                               "search for it, or list names with `skillsite search ''`",
                               ref=name[:100])
         return skill
+
+    def _by_bare_name(self, name: str) -> StoredSkill | None:
+        """The one skill whose id ends in the bare ``name`` (``access`` for
+        ``telegram:access``); several are an error that lists their ids. Only asked
+        when ``name`` is no id, so a lookup by id costs nothing more."""
+        ids = self._shelf.ids_named(name)
+        if len(ids) > 1:
+            shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
+            raise ReaderError("ambiguous-name", f"{len(ids)} skills are called {name[:100]!r}: "
+                              f"{shown}; name one by its id", ref=name[:100],
+                              candidates=ids[:50])
+        return self._shelf.get(ids[0]) if ids else None
 
     def _ref(self, name: str) -> str:
         return self.ledger.issue(name) if self.ledger else name
@@ -141,6 +157,7 @@ class Library(Queries, Serving):
         manifest = self.artifacts.manifest
         counts = manifest.get("counts") or {}
         tags = self._graph_loaded().tag_counts()
+        groups = self._groups()
         top = sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:50]
         budgets: dict[str, Any] = self.budget.to_dict()
         if self.ledger:
@@ -151,7 +168,9 @@ class Library(Queries, Serving):
             tags_total=len(tags), artifact_version=str(manifest["artifact_version"]),
             skillsite_version=str(manifest.get("skillsite_version", "")),
             build_time=str(manifest.get("build_time", "")),
-            index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets, hint=HINT)
+            index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets, hint=HINT,
+            plugins=tuple(groups.get("plugins", ())),
+            collections=tuple(groups.get("collections", ())))
 
     def open(self, ref: str) -> results.SkillInfo:
         """A skill's metadata and outline: headings with their sizes, links,
@@ -161,8 +180,10 @@ class Library(Queries, Serving):
             self.ledger.charge("read")
         meta = skill.meta
         hidden = self.safe
+        origin = self._groups().get("origins", {}).get(skill.name) or {}
         return results.SkillInfo(
-            ref=self._ref(skill.name), name=skill.name, title=skill.title,
+            ref=self._ref(skill.name), name=str(meta.get("name", skill.name)),
+            title=skill.title,
             description=skill.description, format=skill.format,
             path=None if hidden else skill.path, version=meta.get("version"),
             tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
@@ -174,7 +195,13 @@ class Library(Queries, Serving):
             links=() if hidden else tuple(skill.local(link) for link in meta.get("links", ())),
             files=() if hidden else tuple(skill.local(path) for path in skill.files),
             warnings=tuple(results.Warning(*row) for row in meta.get("warnings", ())),
-            chars=len(skill.body), lines=skill.lines)
+            chars=len(skill.body), lines=skill.lines, id=skill.name,
+            plugin=str(meta.get("plugin", "")), collection=str(meta.get("collection", "")),
+            errors=tuple(results.Warning(*row) for row in meta.get("errors", ())),
+            copies=tuple(i for i in self._groups().get("copies", {}).get(skill.sha256, ())
+                         if i != skill.name),
+            source_url=None if hidden else origin.get("source_url"),
+            changed=origin.get("changed"))
 
     def read(self, ref: str | None, section: str | int | None = None, *,
              start_line: int | None = None, end_line: int | None = None,
@@ -224,6 +251,28 @@ class Library(Queries, Serving):
         truncated = len(declared) - len(unresolved) > limit
         return results.Composition(self._ref(skill.name), skill.name, tuple(found),
                                    tuple(unresolved), truncated)
+
+    def _groups(self) -> dict[str, Any]:
+        """``groups.json``: the plugins and collections of ``dist/`` (read once per
+        snapshot of it)."""
+        artifacts = self.artifacts
+        cached = getattr(self, "_groups_read", None)
+        if cached is not None and cached[0] is artifacts:
+            return cached[1]
+        groups = self._read_groups(artifacts)
+        self._groups_read = (artifacts, groups)
+        return groups
+
+    @staticmethod
+    def _read_groups(artifacts: Artifacts) -> dict[str, Any]:
+        if not artifacts.listed(GROUPS):
+            return {}
+        path = artifacts.require(GROUPS)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as error:
+            raise artifacts.damaged(GROUPS, f"cannot be read ({error})") from None
+        return data if isinstance(data, dict) else {}
 
     def verify(self) -> list[dict[str, str]]:
         """Hash every file against the manifest: the mismatches (empty when all is well)."""

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from skillsite.entries import FORMATS
@@ -38,15 +39,21 @@ class Queries:
 
     def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
                applies_to: Iterable[str] = (), format: str | None = None,
-               compatibility: str | None = None, max_risk: str | None = None
+               compatibility: str | None = None, max_risk: str | None = None,
+               plugin: str | None = None, collection: str | None = None
                ) -> results.SearchResult:
         """Compact candidates for ``query``, best first, never a body. A query equal to a
         skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
         is clamped to 1-50; the filters keep skills with one of ``tags``, one of
         ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
-        most ``max_risk`` (low, medium, high)."""
+        most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
         query = text_argument(query, "query", MAX_QUERY_CHARS)
         filters = _filters(tags, applies_to, format, compatibility, max_risk)
+        if plugin is not None or collection is not None:
+            filters = replace(filters,
+                              plugin=text_argument(plugin, "plugin", 200) if plugin else None,
+                              collection=text_argument(collection, "collection", 200)
+                              if collection else None)
         limit = clamp(limit, 1, 50, "limit")
         if self.ledger:
             self.ledger.check_query(query)
@@ -112,7 +119,8 @@ class Queries:
                                              for skill, _ in hits],
                                      self._finder.known_words(query))
         candidates = tuple(
-            results.Candidate(ref=self._ref(skill.name), name=skill.name,
+            results.Candidate(ref=self._ref(skill.name), name=bare_name(skill.name),
+                      id=skill.name,
                       title=one_line(skill.title, width), description=one_line(
                           skill.description, width), format=skill.format,
                       tags=skill.tags, score=score, matched=fields)
@@ -122,6 +130,11 @@ class Queries:
                                              for c in candidates))
         return results.SearchResult(query=query, limit=limit, browse=browse,
                                     results=candidates)
+
+
+def bare_name(skill_id: str) -> str:
+    """The name part of an id (``[<collection>/][<plugin>:]<name>``)."""
+    return skill_id.rpartition("/")[2].rpartition(":")[2]
 
 
 def _filters(tags: Iterable[str], applies_to: Iterable[str], format: str | None,

@@ -77,6 +77,10 @@ class Serving:
         self.budget.charge(skill.name, size)
         return data
 
+    def has_skill(self, skill_id: str) -> bool:
+        """Whether ``dist/`` holds a skill with exactly this id (no bare-name lookup)."""
+        return self._shelf.get(skill_id) is not None
+
     def skill_files(self, name: str) -> list[results.FileInfo]:
         """Every file of the skill (path relative to its folder, size, sha256)."""
         self._refuse_in_safe_mode("skill_files")
@@ -94,7 +98,7 @@ class Serving:
         self._refuse_in_safe_mode("front_matter_data")
         skill = self._skill(name)
         if skill.format != "skill-md":
-            return {"name": skill.name, "description": skill.description}
+            return {"name": skill.meta.get("name", skill.name), "description": skill.description}
         return dict(skill.meta.get("metadata") or {})
 
     def names(self, cursor: str | None = None, limit: int = 100) -> results.NamePage:

@@ -3,8 +3,7 @@
 SQLite connections may not be shared between threads, so each thread that asks gets its
 own read-only :class:`~skillsite.store.content.ContentStore` and
 :class:`~skillsite.store.hits.HitStore` (the MCP server calls the Library from worker
-threads). Files are checked against the manifest before first use. A ``dist/`` older than
-2.4 has no hits file: its shards answer instead.
+threads). Files are checked against the manifest before first use.
 """
 from __future__ import annotations
 
@@ -139,27 +138,27 @@ class Shelf:
     def ranking_records(self, names: list[str]) -> dict[str, str]:
         """The ranking records of the skills of ``names`` that exist, by name."""
         hits = self._hit_store()
-        if hits is None:
-            return self._many(names, ContentStore.ranking_records)
         return {name: terms for name, terms in self._hit_rows(hits, names, "name, terms")}
 
     def hits(self, names: list[str]) -> dict[str, tuple[Hit, int]]:
         """What a search hit shows of the skills of ``names`` that exist, and the
         characters each row held."""
         hits = self._hit_store()
-        if hits is None:
-            return {name: (Hit(name, listing.format, listing.title, listing.description,
-                               listing.tags), chars)
-                    for name, (listing, chars) in self.listings(names).items()}
         return {name: (Hit(name, kind, title, description, tuple(json.loads(tags))),
                        len(title) + len(description) + len(tags))
                 for name, kind, title, description, tags
                 in self._hit_rows(hits, names, "name, format, title, description, tags")}
 
-    def _hit_store(self) -> HitStore | None:
-        """This thread's hits file, or None for a dist/ older than 2.4."""
-        if not self.artifacts.listed(HITS):
-            return None
+    def ids_named(self, bare: str) -> list[str]:
+        """The ids of the skills called ``bare`` (one indexed lookup in the hits file)."""
+        hits = self._hit_store()
+        try:
+            return hits.ids_named(bare)
+        except sqlite3.DatabaseError as error:
+            raise self.artifacts.damaged(HITS, f"cannot be read ({error})") from None
+
+    def _hit_store(self) -> HitStore:
+        """This thread's hits file."""
         store: HitStore | None = getattr(self._local, "hits", None)
         if store is None:
             path = self.artifacts.require(HITS)

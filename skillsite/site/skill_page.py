@@ -156,6 +156,15 @@ def _relations(skill: SiteSkill, slugs: dict[str, str], here: str) -> list[str]:
 def _source(skill: SiteSkill, context: PageContext) -> str:
     rows = [["path", f"<code>{text(skill.path)}</code>"],
             ["sha256", f"<code>{text(skill.sha256)}</code>"]]
+    if skill.source_url and skill.source_url.startswith("https://"):
+        rows.append(["source", link(skill.source_url, "the file at the built commit")])
+    if skill.plugin:
+        rows.append(["plugin", f"<code>{text(skill.plugin)}</code>"])
+    if skill.collection:
+        rows.append(["collection", f"<code>{text(skill.collection)}</code>"])
+    if skill.copies:
+        rows.append(["same content as", ", ".join(f"<code>{text(c)}</code>"
+                                                  for c in skill.copies)])
     if context.repository:
         rows.append(["repository", text(context.repository)])
     if context.commit:

@@ -11,12 +11,17 @@ from typing import Any, Iterable
 
 from skillsite.entries import SkillEntry
 
-CATALOG_VERSION = 1
+CATALOG_VERSION = 1  # restarted with artifact 1.0: records have an ``id``
 
 
-def catalog_entry(entry: SkillEntry) -> dict[str, Any]:
-    """The catalog's record of one skill."""
-    return {
+NO_PROBLEMS: dict[str, Any] = {"errors": 0, "warnings": 0, "rules": []}
+
+
+def catalog_entry(entry: SkillEntry, problems: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The catalog's record of one skill; ``problems`` sums its file's lint problems
+    (``errors``, ``warnings``, ``rules``)."""
+    record: dict[str, Any] = {
+        "id": entry.key,
         "name": entry.name,
         "description": entry.description,
         "format": entry.format,
@@ -25,7 +30,13 @@ def catalog_entry(entry: SkillEntry) -> dict[str, Any]:
         "version": entry.version,
         "depends_on": list(entry.depends_on),
         "sha256": entry.sha256,
+        "problems": problems or NO_PROBLEMS,
     }
+    if entry.plugin:
+        record["plugin"] = entry.plugin
+    if entry.collection:
+        record["collection"] = entry.collection
+    return record
 
 
 def record_json(record: dict[str, Any]) -> str:
@@ -33,12 +44,16 @@ def record_json(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
 
-def render_catalog(records: Iterable[str]) -> bytes:
+def render_catalog(records: Iterable[str], *, plugins: list[dict[str, Any]] | None = None,
+                   collections: list[dict[str, Any]] | None = None) -> bytes:
     """The catalog file's bytes from records already in :func:`record_json` form and in
-    path order: joined, not re-encoded, which matters at 100k skills."""
+    path order: joined, not re-encoded, which matters at 100k skills. ``plugins`` and
+    ``collections`` are the groups (see :mod:`skillsite.store.groups`)."""
     head = f'{{"version":{CATALOG_VERSION},"skills":['
-    return (head + ",".join(records) + "]}").encode("utf-8")
+    tail = (f'],"plugins":{record_json(plugins or [])},'
+            f'"collections":{record_json(collections or [])}}}')
+    return (head + ",".join(records) + tail).encode("utf-8")
 
 
-def write_catalog(records: Iterable[str], path: Path) -> None:
-    path.write_bytes(render_catalog(records))
+def write_catalog(records: Iterable[str], path: Path, **groups: Any) -> None:
+    path.write_bytes(render_catalog(records, **groups))

@@ -10,12 +10,13 @@ Tables, the same in every shard:
 - ``skills(name, terms, path, format, sha256, title, description, meta, body, sections,
   files)``, one row per skill:
 
-  - ``terms`` held the skill's ranking record (JSON in format 4). Since artifact 2.4 it is
-    empty: the record is in ``content/hits.db`` (:mod:`skillsite.store.hits`), where one
-    statement reads a search's candidates;
+  - ``name`` is the skill's id (``[<collection>/][<plugin>:]<name>``);
+  - ``terms`` is empty: the ranking record is in ``content/hits.db``
+    (:mod:`skillsite.store.hits`), where one statement reads a search's candidates;
   - ``meta`` is JSON with the catalog record plus ``title``, ``intents``, ``applies_to``,
-    ``compatibility``, ``headings``, ``links``, the skill's own fields (``metadata``) and
-    the lint ``warnings`` of its file (``[line, column, rule, message]`` each);
+    ``compatibility``, ``headings``, ``links``, the skill's own fields (``metadata``), and
+    the lint ``warnings`` and ``errors`` of its file (``[line, column, rule, message]``
+    each);
   - ``body`` is the text of every section, joined by a blank line;
   - ``sections`` is JSON, one ``[heading, level, start_line, end_line, offset, length]``
     per section, where ``body[offset:offset + length]`` is the section's text and the line
@@ -29,7 +30,7 @@ Tables, the same in every shard:
   symlink out of the corpus root; ``data`` (and ``sha256``) are NULL for a file over the
   size cap (``max-file-size``) or past the per-skill total (see
   :mod:`skillsite.builder.files`), which is then only listed.
-- ``info(key, value)``: ``format_version`` (5; 4 kept ``terms`` as JSON, 3 had none).
+- ``info(key, value)``: ``format_version`` (1, restarted with artifact 1.0).
 
 One row per skill, the body stored once and sections as offsets into it, is five times
 faster to write than a row per section, and a third smaller.
@@ -49,7 +50,7 @@ from typing import Any
 from skillsite.entries import SECTION_SEPARATOR, Section, SkillEntry
 from skillsite.store.catalog import catalog_entry
 
-CONTENT_VERSION = 5
+CONTENT_VERSION = 1
 #: A reader maps this much of a shard (all: tens of MB), not a read() per page: half the time
 #: of a record on an overflow page. Safe: a build never rewrites a published shard in place.
 MMAP_BYTES = 1 << 30
@@ -64,15 +65,16 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections, files, terms"
-#: The same in a shard of format 3, which has no ``terms`` (read as empty).
-_OLD_COLUMNS = _COLUMNS.replace("files, terms", "files, ''")
 
 
-def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> dict[str, Any]:
-    return {**catalog_entry(entry), "title": entry.title, "intents": list(entry.intents),
+def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
+            errors: list[list[Any]] | None = None,
+            summary: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {**catalog_entry(entry, summary), "title": entry.title,
+            "intents": list(entry.intents),
             "applies_to": list(entry.applies_to), "compatibility": entry.compatibility,
             "headings": list(entry.headings), "links": list(entry.links),
-            "metadata": entry.metadata, "warnings": warnings or []}
+            "metadata": entry.metadata, "warnings": warnings or [], "errors": errors or []}
 
 
 SHARDS = 64
@@ -85,7 +87,9 @@ ContentRow = tuple[str, str, str, str, str, str, str, str, str, str, str]
 FileRow = tuple[str, str, int, str | None, bytes | None]
 
 
-def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> ContentRow:
+def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
+           errors: list[list[Any]] | None = None,
+           summary: dict[str, Any] | None = None) -> ContentRow:
     """What the store holds of ``entry``, as a row ready to insert (made in workers); its
     ``terms`` are empty (see the ``terms`` column)."""
     spans = []
@@ -93,8 +97,9 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None) -> Conten
     for s in entry.sections:
         spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
         offset += len(s.text) + len(SECTION_SEPARATOR)
-    return (entry.name, entry.path, entry.format, entry.sha256, entry.title,
-            entry.description, _json(meta_of(entry, warnings)), entry.body, _json(spans),
+    return (entry.key, entry.path, entry.format, entry.sha256, entry.title,
+            entry.description, _json(meta_of(entry, warnings, errors, summary)), entry.body,
+            _json(spans),
             _json(list(entry.files)), "")
 
 
@@ -117,7 +122,6 @@ class ContentStore:
         self.folder = folder
         self.write = write
         self.open_shards: dict[str, sqlite3.Connection] = {}
-        self.columns: dict[str, str] = {}      # shard -> what to select of a skills row
         self.pending: dict[str, list[ContentRow]] = {}
         self.pending_files: dict[str, list[FileRow]] = {}
         self.pending_skills = 0
@@ -143,7 +147,6 @@ class ContentStore:
             db.execute("INSERT OR REPLACE INTO info VALUES ('format_version', ?)",
                        (str(CONTENT_VERSION),))
             db.execute("BEGIN")
-        self.columns[shard] = _COLUMNS if _has_terms(db) else _OLD_COLUMNS
         self.open_shards[shard] = db
         return db
 
@@ -217,8 +220,8 @@ class ContentStore:
         return self._select(names, _COLUMNS if bodies else _COLUMNS[:_COLUMNS.index(", body")])
 
     def ranking_records(self, names: list[str]) -> dict[str, str]:
-        """The ``terms`` of the skills of ``names`` that exist, by name ("" from a shard
-        of format 3)."""
+        """The ``terms`` of the skills of ``names`` that exist, by name (empty: see the
+        ``terms`` column)."""
         return {name: row[1] for name, row in self._select(names, "name, terms").items()}
 
     def _select(self, names: list[str], columns: str) -> dict[str, tuple[Any, ...]]:
@@ -230,9 +233,7 @@ class ContentStore:
             db = self._connect(shard)
             if db is not None:
                 marks = ", ".join("?" * len(wanted))
-                known = columns if self.columns[shard] == _COLUMNS else columns.replace(
-                    "terms", "''")
-                for row in db.execute(f"SELECT {known} FROM skills WHERE name IN ({marks})",
+                for row in db.execute(f"SELECT {columns} FROM skills WHERE name IN ({marks})",
                                       wanted):
                     found[row[0]] = row
         return found
@@ -277,14 +278,10 @@ class ContentStore:
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
         rows = [row for shard, db in self._shards()
-                for row in db.execute(f"SELECT {self.columns[shard]} FROM skills")]
+                for row in db.execute(f"SELECT {_COLUMNS} FROM skills")]
         yield from sorted(rows)
         files = [row for _, db in self._shards() for row in db.execute("SELECT * FROM files")]
         yield from sorted(files)
-
-
-def _has_terms(db: sqlite3.Connection) -> bool:
-    return any(row[1] == "terms" for row in db.execute("PRAGMA table_info(skills)"))
 
 
 def unshare(path: Path) -> None:

@@ -5,10 +5,11 @@ sit in as many files, so reading them took one statement per shard, about 15 µs
 the benchmark machine, and half of a warm search's time at 100k skills. Here one statement
 reads them all.
 
-One table, ``hits(name, terms, format, title, description, tags)``, one row per skill:
-``terms`` is the skill's ranking record (:mod:`skillsite.index.ranking_record`), which the
-content shards no longer repeat, and ``tags`` is a JSON list. The other columns are what a
-search hit shows. Pages are 16 kB, so that rows of about 2 kB pack instead of spilling onto
+One table, ``hits(name, terms, format, title, description, tags, bare)``, one row per
+skill: ``name`` is the skill's id, ``terms`` its ranking record
+(:mod:`skillsite.index.ranking_record`), ``tags`` a JSON list, and ``bare`` the name
+part of the id, indexed, so that a bare name resolves to its ids with one lookup. The
+other columns are what a search hit shows. Pages are 16 kB, so that rows of about 2 kB pack instead of spilling onto
 overflow pages. ``info(key, value)`` holds ``format_version`` (1).
 
 A build writes the file next to the shards. An incremental build copies it before its
@@ -33,20 +34,22 @@ _SCHEMA = f"""
 PRAGMA page_size={PAGE_BYTES};
 CREATE TABLE IF NOT EXISTS hits (
     name TEXT PRIMARY KEY, terms TEXT NOT NULL, format TEXT NOT NULL, title TEXT NOT NULL,
-    description TEXT NOT NULL, tags TEXT NOT NULL);
+    description TEXT NOT NULL, tags TEXT NOT NULL, bare TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS hits_bare ON hits (bare);
 CREATE TABLE IF NOT EXISTS info (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
-COLUMNS = "name, terms, format, title, description, tags"
+COLUMNS = "name, terms, format, title, description, tags, bare"
 
-#: One skill's row: (name, terms, format, title, description, tags as JSON).
-HitRow = tuple[str, str, str, str, str, str]
+#: One skill's row: (id, terms, format, title, description, tags as JSON, bare name).
+HitRow = tuple[str, str, str, str, str, str, str]
 
 
 def hit_row(name: str, terms: str, format: str, title: str, description: str,
-            tags: list[str]) -> HitRow:
-    """A skill's row, ready to insert (made in build workers)."""
+            tags: list[str], bare: str = "") -> HitRow:
+    """A skill's row, ready to insert (made in build workers); ``name`` is its id and
+    ``bare`` its name."""
     return (name, terms, format, title, description,
-            json.dumps(tags, ensure_ascii=False, separators=(",", ":")))
+            json.dumps(tags, ensure_ascii=False, separators=(",", ":")), bare or name)
 
 
 class HitStore:
@@ -87,7 +90,7 @@ class HitStore:
 
     def _flush(self) -> None:
         if self.pending:
-            self.db.executemany(f"INSERT INTO hits ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+            self.db.executemany(f"INSERT INTO hits ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)",
                                 self.pending)
             self.pending.clear()
 
@@ -102,6 +105,11 @@ class HitStore:
                                        wanted):
                 found[row[0]] = row
         return found
+
+    def ids_named(self, bare: str) -> list[str]:
+        """The ids of the skills whose name is ``bare``, sorted: one indexed lookup."""
+        return sorted(row[0] for row in self.db.execute(
+            "SELECT name FROM hits WHERE bare = ?", (bare,)))
 
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row, by name: two stores with equal dumps hold the same hits."""

@@ -15,14 +15,9 @@ if TYPE_CHECKING:  # concurrent.futures costs a reader's cold start 3-10 ms (log
     from concurrent.futures import Future
 
 MANIFEST = "manifest.json"
-#: 2.1: the content store keeps each skill's files (``files`` table) and the manifest
-#: records every file's size (``sizes``), so a reader checks cheaply what it reads.
-#: 2.2: the content store keeps each skill's index terms (``terms``), for ranking.
-#: 2.3: ``terms`` is a ranking record (``skillsite.index.ranking_record``) instead of JSON.
-#: 2.4: the ranking records and what a search hit shows move to one file,
-#: ``content/hits.db`` (``skillsite.store.hits``); the shards' ``terms`` are empty.
-#: 2.5: a tantivy index pads its presence fields (``skillsite.index.presence``).
-ARTIFACT_VERSION = "2.5"
+#: The format of every file in ``dist/`` (``docs/artifacts.md``). Restarted at 1.0 when
+#: skills became keyed by id; a reader accepts 1.x and answers anything else "rebuild".
+ARTIFACT_VERSION = "1.0"
 
 
 def fsync_file(path: Path) -> None:

@@ -16,7 +16,7 @@ def test_context_counts_formats_and_tags(library: Library) -> None:
     assert context.skills == 19
     assert context.formats == {"skill-json": 3, "skill-md": 9, "skill-toml": 3, "virtual": 4}
     assert {"tag": "incident", "count": 3} in context.to_dict()["tags"]
-    assert context.artifact_version == "2.5" and context.index_backend == "tantivy"
+    assert context.artifact_version == "1.0" and context.index_backend == "tantivy"
     assert "search" in context.hint
     json.dumps(context.to_dict())
 
@@ -25,8 +25,8 @@ def test_search_returns_compact_candidates_never_a_body(library: Library) -> Non
     found = library.search("fill a pdf form", limit=3)
     assert found.results[0].name == "pdf-forms"
     top = found.results[0].to_dict()
-    assert set(top) == {"ref", "name", "title", "description", "format", "tags", "score",
-                        "matched"}
+    assert set(top) == {"ref", "id", "name", "title", "description", "format", "tags",
+                        "score", "matched"}
     assert {"name", "title", "description"} <= set(top["matched"])
     assert "\n" not in top["description"] and len(top["description"]) <= 200
     body = library.read("pdf-forms", max_chars=100_000).text
@@ -159,13 +159,13 @@ def small(tmp_path_factory: pytest.TempPathFactory) -> Library:
     (skill / "SKILL.md").write_text(
         "---\nname: twice\ndescription: Two parts with one heading. Use it in tests.\n---\n"
         "# Twice\n\n## Usage\n\nFirst usage.\n\n## Usage\n\nSecond usage.\n", encoding="utf-8")
-    broken = root / "corpus/skills/broken"  # an error leaves it out of dist/
+    broken = root / "corpus/skills/broken"  # published with its error (no description)
     broken.mkdir(parents=True)
     (broken / "SKILL.md").write_text("---\nname: broken\n---\n# Broken\n", encoding="utf-8")
     (root / "corpus/wiki").mkdir()
     (root / "corpus/wiki/page.md").write_text(
         '---\ntype: skill\nname: page\nid: "skill:page"\ndescription: A page. Use it in '
-        'tests.\ndepends_on: ["skill:twice", "skill:broken"]\n---\n# Page\n',
+        'tests.\ndepends_on: ["skill:twice", "skill:broken", "skill:missing"]\n---\n# Page\n',
         encoding="utf-8")
     (root / "corpus/wiki/by-intent.md").write_text(
         '---\ntype: skill\nname: by-intent\ndescription: Undo things. Use it in tests.\n'
@@ -190,8 +190,8 @@ def test_an_ambiguous_section_asks_for_its_number(small: Library) -> None:
 
 def test_compose_reports_unresolved_prerequisites(small: Library) -> None:
     composed = small.compose("page")
-    assert [c.name for c in composed.depends_on] == ["twice"]
-    assert composed.unresolved == ("broken",)
+    assert [c.name for c in composed.depends_on] == ["twice", "broken"]
+    assert composed.unresolved == ("missing",)
 
 
 def test_recommend_ranks_intents_and_applies_to_above_bare_words(small: Library) -> None:

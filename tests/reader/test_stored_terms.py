@@ -1,7 +1,6 @@
-"""``content/hits.db`` keeps each skill's ranking record (artifact 2.4; the shards kept it in
-2.3) so that ranking never tokenizes or parses a candidate again: the stored record must be
-the one made from the skill's own text, and a dist without the hits file (2.1-2.3), with
-2.2's JSON terms, or with damaged records still answers the same."""
+"""``content/hits.db`` keeps each skill's ranking record so that ranking never tokenizes or
+parses a candidate again: the stored record must be the one made from the skill's own
+text, and a dist with damaged records still answers the same."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +15,6 @@ from skillsite.index.fields import field_texts
 from skillsite.index.ranking_record import record_of
 from skillsite.reader import Library
 from skillsite.reader.finder import index_doc
-from skillsite.store.content import ContentStore
-from skillsite.store.hits import HitStore
 from skillsite.store.manifest import file_checksums
 
 HITS = "content/hits.db"
@@ -48,29 +45,10 @@ def test_the_hits_file_holds_what_a_hit_shows(dist: Path) -> None:
             listing.format, listing.title, listing.description, listing.tags)
 
 
-def _to_older_dist(dist: Path) -> None:
-    """Make ``dist`` a 2.3 one: the records back in the shards, and no hits file."""
-    with HitStore(dist / HITS) as hits:
-        records = {row[0]: row[1] for row in hits.dump()}
-    (dist / HITS).unlink()
-    for shard in sorted((dist / "content").glob("*.sqlite")):
-        with sqlite3.connect(shard) as db:
-            db.executemany("UPDATE skills SET terms = ? WHERE name = ?",
-                           [(terms, name) for name, terms in records.items()])
-        db.close()
-    _update_manifest(dist)
-
-
 def _rewrite_terms(dist: Path, sql: str) -> None:
-    if (dist / HITS).exists():
-        with sqlite3.connect(dist / HITS) as db:
-            db.execute(sql.replace("skills", "hits"))
-        db.close()
-    else:
-        for shard in sorted((dist / "content").glob("*.sqlite")):
-            with sqlite3.connect(shard) as db:
-                db.execute(sql)
-            db.close()
+    with sqlite3.connect(dist / HITS) as db:
+        db.execute(sql.replace("skills", "hits"))
+    db.close()
     _update_manifest(dist)
 
 
@@ -87,15 +65,8 @@ def _answers(dist: Path) -> list[list[tuple[str, float, tuple[str, ...]]]]:
             for query in QUERIES]
 
 
-def test_a_dist_without_the_hits_file_answers_the_same(dist: Path, tmp_path: Path) -> None:
-    copy = shutil.copytree(dist, tmp_path / "dist")
-    _to_older_dist(copy)
-    assert not (copy / HITS).exists()
-    assert _answers(copy) == _answers(dist)
-
-
 _RECORD_DAMAGES = [
-    "UPDATE skills SET terms = '{\"body\": {\"x\": 1}}'",     # 2.2's JSON terms
+    "UPDATE skills SET terms = '{\"body\": {\"x\": 1}}'",     # JSON, not a record
     "UPDATE skills SET terms = ''",
     "UPDATE skills SET terms = 'one line'",
     "UPDATE skills SET terms = replace(terms, char(10), ' ')",
@@ -104,14 +75,10 @@ _RECORD_DAMAGES = [
 ]
 
 
-@pytest.mark.parametrize("damage, older", [
-    ("ALTER TABLE skills DROP COLUMN terms", True),          # a store of format 3 (2.1)
-    *((damage, older) for damage in _RECORD_DAMAGES for older in (False, True))])
+@pytest.mark.parametrize("damage", _RECORD_DAMAGES)
 def test_a_store_without_usable_records_answers_the_same(dist: Path, tmp_path: Path,
-                                                         damage: str, older: bool) -> None:
+                                                         damage: str) -> None:
     copy = shutil.copytree(dist, tmp_path / "dist")
-    if older:
-        _to_older_dist(copy)
     _rewrite_terms(copy, damage)
     assert _answers(copy) == _answers(dist)
 
@@ -130,13 +97,3 @@ def test_a_damaged_record_never_breaks_a_search(dist: Path, tmp_path: Path,
     answers = _answers(copy)
     assert len(answers) == len(QUERIES)
     assert all(score >= 0 for hits in answers for _, score, _ in hits)
-
-
-def test_the_old_format_is_read_with_empty_terms(dist: Path, tmp_path: Path) -> None:
-    copy = shutil.copytree(dist, tmp_path / "dist")
-    _to_older_dist(copy)
-    _rewrite_terms(copy, "ALTER TABLE skills DROP COLUMN terms")
-    with ContentStore(copy / "content") as store:
-        rows = list(store.dump())
-    skills = [row for row in rows if len(row) == 11]
-    assert skills and all(row[10] == "" for row in skills)

@@ -1,11 +1,13 @@
 """What a document rule may look at besides the document itself."""
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from skillsite.config import Config
+from skillsite.linter.namespaces import Namespace, Namespaces
 from skillsite.models import Document
 
 
@@ -15,6 +17,20 @@ class Context:
     #: The document rules to run on each format, worked out once per run from the
     #: configuration (``lint.rule_plan``) rather than for every document.
     plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    #: Namespaces by corpus root, worked out as files are met (see ``namespace_of``).
+    namespaces: dict[str, Namespaces] = field(default_factory=dict, compare=False, repr=False)
+
+    def namespaces_of(self, root: Path | str) -> Namespaces:
+        key = os.path.abspath(root)
+        found = self.namespaces.get(key)
+        if found is None:
+            found = self.namespaces[key] = Namespaces(key, self.config.collections)
+        return found
+
+    def namespace_of(self, doc: Document) -> Namespace:
+        """The plugin and collection of ``doc`` (see :mod:`skillsite.linter.namespaces`)."""
+        return doc.memo("namespace", lambda: self.namespaces_of(doc.source.root).of(
+            os.path.abspath(doc.source.path)))
 
     def real_root(self, doc: Document) -> Path:
         return doc.source.root.resolve()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Iterator, NamedTuple
 
+from skillsite.linter.namespaces import Namespace
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import CORPUS, rule
 from skillsite.models import Document
@@ -21,9 +22,14 @@ class SkillRecord(NamedTuple):
     name_at: Location
     depends_on: tuple[tuple[str, Location], ...] = ()
     depends_at: Location = (1, 1)
+    #: The skill's collection and plugin (see :mod:`skillsite.linter.namespaces`): names
+    #: must be unique only among skills a client loads side by side.
+    collection: str = ""
+    plugin: str = ""
+    plugin_folder: str = ""
 
 
-def record_of(doc: Document, path: str) -> SkillRecord:
+def record_of(doc: Document, path: str, namespace: Namespace | None = None) -> SkillRecord:
     data = doc.data or {}
     name = data.get("name") if isinstance(data.get("name"), str) else None
     depends: list[tuple[str, Location]] = []
@@ -39,8 +45,10 @@ def record_of(doc: Document, path: str) -> SkillRecord:
                 depends += [(item, doc.where(f"/{key}/{i}" if isinstance(value, list)
                                              else f"/{key}"))
                             for i, item in enumerate(items) if isinstance(item, str)]
+    namespace = namespace or Namespace()
     return SkillRecord(path, doc.source.kind, name, doc.where("/name"), tuple(depends),
-                       depends_at)
+                       depends_at, namespace.collection, namespace.plugin,
+                       namespace.plugin_folder)
 
 
 CorpusFinding = tuple[str, Location, str]
@@ -49,23 +57,29 @@ CorpusFinding = tuple[str, Location, str]
 @rule("duplicate-name", "error", scope=CORPUS, family="corpus", peers={"agnix": "AS-025"})
 def duplicate_name(records: list[SkillRecord], ctx: Context) -> Iterator[CorpusFinding]:
     """
-    Two skills in the corpus share a ``name``.
+    Two skills of one namespace share a ``name``.
 
     Agents pick skills by name, so a duplicate makes one of them unreachable: Flux treats
-    it as fatal and ongrid skips the second. Every occurrence after the first (in path
-    order) is reported, pointing at the first.
+    it as fatal and ongrid skips the second. A namespace is what a client loads side by
+    side: one Claude Code plugin (whose skills it invokes as ``plugin:name``), one
+    collection, or the rest of the corpus. The same name in two plugins or two
+    collections is no problem. Every occurrence after the first (in path order) is
+    reported, pointing at the first; the first is the one published under that id.
     """
-    first: dict[str, SkillRecord] = {}
+    first: dict[tuple[str, str, str], SkillRecord] = {}
     for record in sorted(records, key=lambda r: r.path):
         if not record.name:
             continue
-        if record.name in first:
-            other = first[record.name]
+        key = (record.collection, record.plugin, record.name)
+        if key in first:
+            other = first[key]
+            where = f" in plugin {record.plugin!r}" if record.plugin else ""
             yield record.path, record.name_at, (
-                f"name {record.name!r} is already used by {other.path}:{other.name_at[0]}; "
-                "skill names must be unique")
+                f"name {record.name!r} is already used{where} by "
+                f"{other.path}:{other.name_at[0]}; skill names must be unique in a namespace "
+                "(rename one; only the first is published)")
         else:
-            first[record.name] = record
+            first[key] = record
 
 
 def resolve_reference(ref: str) -> str | None:

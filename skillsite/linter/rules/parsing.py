@@ -22,6 +22,21 @@ declare("unreadable-file", ERROR, """
     path named like a skill file is not a regular file (a FIFO or device, which could block
     or never end).
 """, family="parsing")
+declare("plugin-manifest-invalid", ERROR, """
+    A Claude Code ``.claude-plugin/plugin.json`` or ``.claude-plugin/marketplace.json``
+    cannot be used: it is not UTF-8, not valid JSON, or not a JSON object. Claude Code
+    then cannot load the plugin or the marketplace.
+
+    The skills are still built: a plugin whose ``plugin.json`` is broken takes its folder's
+    name, and a broken marketplace lists no plugins. Fix the JSON (the location points at
+    the first syntax error).
+""", family="parsing")
+declare("git-unreadable", WARNING, """
+    The corpus (or a collection in it) is a git work tree that git cannot read: a damaged
+    ``.git``, no commit yet, or git is missing or too slow. The build goes on without
+    source links and last-changed times for it; ``git status`` in that folder says what
+    is wrong.
+""", family="parsing")
 declare("symlink-broken", ERROR, "A symlink in the corpus points at nothing.", family="parsing")
 declare("symlink-escape", ERROR, """
     A symlink points outside the corpus root.

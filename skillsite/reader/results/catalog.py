@@ -30,6 +30,9 @@ class Context(Result):
     safe: bool
     budgets: dict[str, Any]
     hint: str
+    #: Claude Code plugins and collections: name, skills, and what their manifests say.
+    plugins: tuple[dict[str, Any], ...] = ()
+    collections: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

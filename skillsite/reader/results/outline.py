@@ -51,3 +51,14 @@ class SkillInfo(Result):
     warnings: tuple[Warning, ...]
     chars: int              # of the whole body
     lines: int
+    id: str = ""            # unique in dist/: [<collection>/][<plugin>:]<name>
+    plugin: str = ""
+    collection: str = ""
+    #: The lint errors of the skill's own file (a skill with errors is still published).
+    errors: tuple[Warning, ...] = ()
+    #: Ids of skills with byte-identical content (the same sha256).
+    copies: tuple[str, ...] = ()
+    #: The file at the build's commit on its forge, when the corpus is a git work tree.
+    source_url: str | None = None
+    #: ISO 8601 time of the last commit that changed the file (git), else its mtime.
+    changed: str | None = None

@@ -18,6 +18,7 @@ class Candidate(Result):
     tags: tuple[str, ...]
     score: float
     matched: tuple[str, ...]  # the fields the query matched, e.g. ("name", "body")
+    id: str = ""            # unique in dist/: [<collection>/][<plugin>:]<name>
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,163 @@
+"""The plugins, collections and byte-identical copies of a build, for ``groups.json`` and
+the catalog, and the problems of the plugin manifests that were read.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillsite.builder.records import Cached
+from skillsite.linter.lint import make_problem
+from skillsite.linter.namespaces import (
+    MARKETPLACE_FILE,
+    PLUGIN_FIELDS,
+    PLUGIN_FILE,
+    ManifestFile,
+    Namespaces,
+    local_source,
+)
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.corpus import SkillRecord
+from skillsite.models import Problem
+from skillsite.store.catalog import record_json
+
+
+@dataclass
+class Groups:
+    plugins: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[dict[str, Any]] = field(default_factory=list)
+    copies: dict[str, list[str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    #: By path: ``source_url`` and ``changed`` from git (see ``builder.provenance``).
+    origins: dict[str, dict[str, str]] = field(default_factory=dict)
+    repositories: list[dict[str, Any]] = field(default_factory=list)
+
+
+def groups_of(included: dict[str, Cached], root: Path, ctx: Context) -> Groups:
+    """What ``included`` (the published skills, by path) holds of plugins and collections."""
+    namespaces = ctx.namespaces_of(root)
+    # Only the few records in a plugin or a collection are made: at 100k skills making
+    # them all costs a tenth of a one-skill rebuild.
+    records = [SkillRecord._make(c.record) for c in included.values()
+               if c.record and len(c.record) > 8 and (c.record[6] or c.record[7])]
+    groups = Groups(copies=_copies(included))
+    plugins = Counter((r.collection, r.plugin, r.plugin_folder) for r in records if r.plugin)
+    read: dict[str, ManifestFile] = {}
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for (collection, plugin, folder), count in sorted(plugins.items()):
+        own = namespaces.manifest(os.path.join(namespaces.root, folder), PLUGIN_FILE)
+        if own is not None:
+            read[own.path] = own
+        found[(collection, plugin)] = {
+            "name": plugin, "collection": collection, "folder": folder, "skills": count,
+            "source": "local", **_fields(own.data if own else None)}
+        found[(collection, plugin)] = {k: v for k, v in found[(collection, plugin)].items()
+                                       if v is not None}
+    for folder in _marketplace_folders(namespaces, plugins, records):
+        market = namespaces.manifest(folder, MARKETPLACE_FILE)
+        if market is None:
+            continue
+        read[market.path] = market
+        _add_listed(found, market, namespaces.collection_of(_relative(folder, root)))
+    groups.plugins = [found[key] for key in sorted(found)]
+    groups.collections = [{"name": name, "skills": count} for name, count in sorted(
+        Counter(r.collection for r in records if r.collection).items())]
+    for manifest in sorted(read.values(), key=lambda m: m.path):
+        if manifest.issue is not None:
+            issue = manifest.issue
+            problem = make_problem(ctx, issue.rule, _relative(manifest.path, root),
+                                   (issue.line, issue.column), issue.message)
+            groups.problems += [problem] if problem else []
+    return groups
+
+
+def with_extras(record: str, cached: Cached, copies: dict[str, list[str]],
+                origin: dict[str, str] | None) -> str:
+    """A catalog record (compact JSON) with ``copies`` (the other skills with the same
+    bytes) and its ``source_url`` and ``changed`` time from git. Re-encoded only for the
+    skills that have any."""
+    same = copies.get(cached.sha256 or "")
+    if not same and not origin:
+        return record
+    data = json.loads(record)
+    if same:
+        data["copies"] = [other for other in same if other != cached.name]
+    data.update(origin or {})
+    return record_json(data)
+
+
+def _copies(included: dict[str, Cached]) -> dict[str, list[str]]:
+    counts = Counter(cached.sha256 for cached in included.values())
+    shared = {digest for digest, count in counts.items() if count > 1 and digest}
+    by_digest: dict[str, list[str]] = defaultdict(list)
+    for cached in included.values() if shared else ():
+        if cached.sha256 in shared and cached.name:
+            by_digest[cached.sha256].append(cached.name)
+    return {digest: sorted(ids) for digest, ids in sorted(by_digest.items()) if len(ids) > 1}
+
+
+def _marketplace_folders(namespaces: Namespaces, plugins: Counter[tuple[str, str, str]],
+                         records: list[SkillRecord]) -> list[str]:
+    """The root, each collection, and every folder above a plugin: where a marketplace
+    that lists the build's plugins can be."""
+    root = namespaces.root
+    folders = {root, *(os.path.join(root, c) for c in namespaces.collections)}
+    folders |= {os.path.join(root, r.collection) for r in records if r.collection}
+    for _, _, folder in plugins:
+        path = os.path.join(root, folder)
+        while path.startswith(root) and path not in folders:
+            folders.add(path)
+            path = os.path.dirname(path)
+    return sorted(folders)
+
+
+def _add_listed(found: dict[tuple[str, str], dict[str, Any]], market: ManifestFile,
+                collection: str) -> None:
+    """The plugins a marketplace lists: its fields fill in a local plugin's, and a remote
+    plugin is listed from them alone."""
+    entries = (market.data or {}).get("plugins")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+            continue
+        key = (collection, entry["name"])
+        listed = {k: v for k, v in _fields(entry).items() if v not in (None, "", [])}
+        if key in found:
+            found[key] = {**listed, **{k: v for k, v in found[key].items()
+                                       if v not in (None, "", [])}}
+        else:
+            remote = local_source(entry) is None
+            found[key] = {"name": entry["name"], "collection": collection, "skills": 0,
+                          "source": _remote_source(entry.get("source")) if remote
+                          else "local", **listed}
+
+
+def _fields(data: dict[str, Any] | None) -> dict[str, Any]:
+    data = data or {}
+    fields: dict[str, Any] = {}
+    for key in PLUGIN_FIELDS[1:]:
+        value = data.get(key)
+        if isinstance(value, dict) and key == "author":
+            value = value.get("name") if isinstance(value.get("name"), str) else None
+        elif isinstance(value, list):
+            value = [str(v) for v in value if isinstance(v, (str, int, float))]
+        elif value is not None and not isinstance(value, str):
+            value = None
+        fields["display_name" if key == "displayName" else key] = value
+    return fields
+
+
+def _remote_source(source: Any) -> str:
+    if isinstance(source, dict):
+        for key in ("url", "repo", "package"):
+            if isinstance(source.get(key), str):
+                return f"{source.get('source', 'remote')}:{source[key]}"
+    return str(source) if isinstance(source, str) else "remote"
+
+
+def _relative(path: str, root: Path) -> str:
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    return "" if relative == "." else relative

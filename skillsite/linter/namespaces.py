@@ -1,0 +1,202 @@
+"""Which namespace a skill lives in: its Claude Code plugin and its collection.
+
+A skill's id is what a client invokes it by (see :func:`skill_id`):
+
+- inside a Claude Code plugin (a folder with ``.claude-plugin/plugin.json``, or a local
+  plugin that a ``.claude-plugin/marketplace.json`` lists) it is ``<plugin>:<name>``;
+- under a collection (a top-level folder of the corpus that is a git work tree, or a folder
+  named in the ``collections`` setting) it is prefixed ``<collection>/``;
+- elsewhere it is the name.
+
+Everything is worked out from the file's path and the manifests above it, so a worker can
+name a skill without seeing the rest of the corpus. Manifests are read once per folder.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from skillsite.models import Issue
+
+PLUGIN_DIR = ".claude-plugin"
+PLUGIN_FILE = "plugin.json"
+MARKETPLACE_FILE = "marketplace.json"
+#: The fields of a plugin that the catalog keeps, as the manifests spell them.
+PLUGIN_FIELDS = ("name", "displayName", "description", "version", "author", "category",
+                 "keywords", "tags", "homepage", "repository", "license")
+MAX_MANIFEST_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Namespace:
+    """Where a skill lives: its collection (a folder relative to the root, or ``""``) and
+    its plugin's name (or ``""``), with the plugin's folder relative to the root."""
+
+    collection: str = ""
+    plugin: str = ""
+    plugin_folder: str = ""
+    #: The manifests that decided this namespace, absolute (a build watches them).
+    manifests: tuple[str, ...] = ()
+
+
+def skill_id(name: str, namespace: Namespace) -> str:
+    """``[<collection>/][<plugin>:]<name>``."""
+    plugin = f"{namespace.plugin}:" if namespace.plugin else ""
+    collection = f"{namespace.collection}/" if namespace.collection else ""
+    return f"{collection}{plugin}{name}"
+
+
+@dataclass
+class ManifestFile:
+    """One ``plugin.json`` or ``marketplace.json``: its data, or the issue that kept it out."""
+
+    path: str                     # absolute
+    data: dict[str, Any] | None
+    issue: Issue | None = None
+
+
+@dataclass
+class Namespaces:
+    """Namespaces of the files under one corpus root (``collections`` from the
+    configuration), with each folder's manifests read once."""
+
+    root: str
+    collections: tuple[str, ...] = ()
+    _manifests: dict[str, ManifestFile | None] = field(default_factory=dict)
+    _folders: dict[str, Namespace] = field(default_factory=dict)
+
+    def of(self, path: str) -> Namespace:
+        """The namespace of the file at ``path`` (absolute or relative to the root)."""
+        folder = os.path.dirname(os.path.join(self.root, path))
+        found = self._folders.get(folder)
+        if found is None:
+            found = self._folders[folder] = self._work_out(folder)
+        return found
+
+    def collection_of(self, folder: str) -> str:
+        """The collection of a folder given relative to the root (``""`` for none)."""
+        for configured in self.collections:
+            if folder == configured or folder.startswith(configured + "/"):
+                return configured
+        top = folder.split("/", 1)[0]
+        if top and os.path.lexists(os.path.join(self.root, top, ".git")):
+            return top
+        return ""
+
+    def manifest(self, folder: str, name: str) -> ManifestFile | None:
+        """``folder/.claude-plugin/<name>``, parsed; None when there is none."""
+        path = os.path.join(folder, PLUGIN_DIR, name)
+        if path not in self._manifests:
+            self._manifests[path] = read_manifest_file(path)
+        return self._manifests[path]
+
+    def _work_out(self, folder: str) -> Namespace:
+        relative = _relative(folder, self.root)
+        if relative == ".." or relative.startswith("../"):
+            return Namespace()
+        chain = _ancestors(folder, self.root)
+        listed: dict[str, tuple[str, str, str]] = {}
+        for ancestor in reversed(chain):  # the root first: a nearer marketplace wins
+            market = self.manifest(ancestor, MARKETPLACE_FILE)
+            if market is not None and market.data is not None:
+                for owned, (plugin, source) in local_plugins(ancestor, market.data).items():
+                    listed[owned] = (plugin, source, market.path)
+        collection = self.collection_of(relative)
+        for ancestor in chain:  # the nearest plugin wins
+            if ancestor in listed:
+                plugin, source, decided_by = listed[ancestor]
+                own = self.manifest(source, PLUGIN_FILE)
+                manifests = (decided_by, *((own.path,) if own else ()))
+                return Namespace(collection, plugin, _relative(source, self.root), manifests)
+            own = self.manifest(ancestor, PLUGIN_FILE)
+            if own is not None:
+                name = (own.data or {}).get("name")
+                plugin = name if isinstance(name, str) and name.strip() else \
+                    os.path.basename(ancestor) or "plugin"
+                return Namespace(collection, plugin, _relative(ancestor, self.root),
+                                 (own.path,))
+        return Namespace(collection)
+
+
+def _ancestors(folder: str, root: str) -> list[str]:
+    """``folder`` and its parents up to ``root`` (inclusive), nearest first."""
+    chain = [folder]
+    while chain[-1] != root and len(chain) < 64:
+        parent = os.path.dirname(chain[-1])
+        if parent == chain[-1]:
+            break
+        chain.append(parent)
+    return chain
+
+
+def _relative(path: str, root: str) -> str:
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    return "" if relative == "." else relative
+
+
+def local_plugins(marketplace_root: str, data: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """Absolute folder -> (plugin name, plugin folder) of each plugin a marketplace lists
+    with a local
+    source inside ``marketplace_root`` (a remote source is never fetched). An entry that
+    lists its ``skills`` (folders relative to its source) owns those folders, so several
+    plugins may share one source (anthropics/skills lists three with ``./``)."""
+    found: dict[str, tuple[str, str]] = {}
+    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    plugin_root = metadata.get("pluginRoot") if isinstance(metadata.get("pluginRoot"), str) \
+        else ""
+    for entry in data.get("plugins") or []:
+        source = local_source(entry, plugin_root)
+        if source is None or not isinstance(entry.get("name"), str):
+            continue
+        folder = os.path.normpath(os.path.join(marketplace_root, source))
+        listed = [os.path.normpath(os.path.join(folder, skill))
+                  for skill in entry.get("skills") or [] if isinstance(skill, str)] \
+            if isinstance(entry.get("skills"), list) else []
+        for owned in listed or [folder]:
+            if owned == marketplace_root or owned.startswith(marketplace_root + os.sep):
+                found.setdefault(owned, (entry["name"], folder))
+    return found
+
+
+def local_source(entry: Any, plugin_root: str = "") -> str | None:
+    """The relative folder of a marketplace entry whose source is local, else None."""
+    if not isinstance(entry, dict):
+        return None
+    source = entry.get("source")
+    if isinstance(source, dict) and source.get("source") in ("local", "directory"):
+        source = source.get("path")
+    if not isinstance(source, str) or "://" in source or source.startswith("git@"):
+        return None
+    if not source.startswith((".", "/")) and plugin_root:
+        source = os.path.join(plugin_root, source)
+    return source.lstrip("/") or "."
+
+
+def read_manifest_file(path: str) -> ManifestFile | None:
+    """A ``plugin.json`` or ``marketplace.json``: None when absent, else its data or the
+    located issue that makes it unusable."""
+    try:
+        if not os.path.isfile(path):
+            return None
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_MANIFEST_BYTES + 1)
+    except OSError as exc:
+        return ManifestFile(path, None, Issue("plugin-manifest-invalid", 1, 1,
+                                              f"cannot read this file: {exc.strerror}"))
+    if len(raw) > MAX_MANIFEST_BYTES:
+        return ManifestFile(path, None, Issue("plugin-manifest-invalid", 1, 1,
+                                              "over 1 MiB; not read"))
+    try:
+        data = json.loads(raw.decode("utf-8-sig"))
+    except UnicodeDecodeError:
+        return ManifestFile(path, None, Issue("plugin-manifest-invalid", 1, 1,
+                                              "not UTF-8 text; save it as UTF-8"))
+    except json.JSONDecodeError as exc:
+        return ManifestFile(path, None, Issue("plugin-manifest-invalid", exc.lineno, exc.colno,
+                                              f"not valid JSON: {exc.msg}"))
+    if not isinstance(data, dict):
+        return ManifestFile(path, None, Issue("plugin-manifest-invalid", 1, 1,
+                                              "must be a JSON object"))
+    return ManifestFile(path, data)
