@@ -247,8 +247,8 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
                    for key, c in included.items() if c.catalog_json], work / "catalog.json",
                   plugins=groups.plugins, collections=groups.collections)
     write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
-                 {included[key].name: origin for key, origin in groups.origins.items()
-                  if included[key].name}, groups.repositories)
+                 {name: origin for key, origin in groups.origins.items()
+                  if (name := included[key].name)}, groups.repositories)
     if old is None or not _same_graph(included, cache, old):
         graph = [c.graph_input(key) for key, c in included.items()]
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link

@@ -143,9 +143,10 @@ def local_plugins(marketplace_root: str, data: dict[str, Any]) -> dict[str, tupl
     lists its ``skills`` (folders relative to its source) owns those folders, so several
     plugins may share one source (anthropics/skills lists three with ``./``)."""
     found: dict[str, tuple[str, str]] = {}
-    metadata = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    plugin_root = metadata.get("pluginRoot") if isinstance(metadata.get("pluginRoot"), str) \
-        else ""
+    found_metadata = data.get("metadata")
+    metadata: dict[str, Any] = found_metadata if isinstance(found_metadata, dict) else {}
+    root_value = metadata.get("pluginRoot")
+    plugin_root: str = root_value if isinstance(root_value, str) else ""
     for entry in data.get("plugins") or []:
         source = local_source(entry, plugin_root)
         if source is None or not isinstance(entry.get("name"), str):

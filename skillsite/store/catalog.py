@@ -39,7 +39,7 @@ def catalog_entry(entry: SkillEntry, problems: dict[str, Any] | None = None) -> 
     return record
 
 
-def record_json(record: dict[str, Any]) -> str:
+def record_json(record: dict[str, Any] | list[Any]) -> str:
     """One record as the catalog file holds it: compact JSON."""
     return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
 
