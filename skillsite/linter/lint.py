@@ -14,7 +14,7 @@ from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Elsewhere
 from skillsite.linter.schema import violations
-from skillsite.models import WARNING, Document, Problem
+from skillsite.models import Document, Problem
 
 
 def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
@@ -72,15 +72,13 @@ def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem
         rule = RULES.get(found.rule) or RULES["schema-violation"]
         if rule.check is not None:
             continue  # a document rule owns this constraint and explains it better
+        if found.dialects and dialect(doc) not in found.dialects:
+            # Another dialect's constraint says nothing about this file: its field is the
+            # author's own here, and unknown-field reports it once.
+            continue
         field = field_name(found.pointer)
         message = _schema_message(rule, field, resolve(doc.data, found.pointer), found.message)
-        severity = None
-        if found.dialects and dialect(doc) not in found.dialects:
-            # A field another dialect defines is the author's own here: at most a warning.
-            severity = WARNING
-            message += (f" ({' and '.join(found.dialects)} only; this file is not "
-                        f"{found.dialects[0]}, so this is a warning)")
-        yield make_problem(ctx, rule.id, path, doc.where(found.pointer), message, severity)
+        yield make_problem(ctx, rule.id, path, doc.where(found.pointer), message)
 
 
 def field_name(pointer: str) -> str:

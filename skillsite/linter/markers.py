@@ -29,8 +29,8 @@ MARKERS = (
     # pipe to shell
     "curl", "wget", "iwr", "irm", "invoke-",
     # prompt override
-    "gnore ", "isregard", "orget ", "verride y", "ypass y", "are now", "the user", "do not",
-    "without",
+    "gnor", "isregard", "orget ", "verride y", "ypass y", "are now", "the user", "do not",
+    "without", "pay no attention", "no longer follow", "stop following",
     # unpinned runners, dynamic context, hidden comments, suppressions
     "npx", "uvx", "pipx run", "bunx", "dlx", "!`", "<!--", "skillsite",
     # leftovers and template blanks

@@ -38,9 +38,31 @@ def invisible_unicode(text: str) -> Found:
             yield offset, f"bidirectional control U+{code:04X} can reorder what is shown"
         elif 0xE0000 <= code <= 0xE007F:
             yield offset, f"invisible tag character U+{code:04X} can carry hidden text"
+        elif _variation_selector(code):
+            if _smuggled(text, offset):
+                yield offset, (f"variation selector U+{code:04X} in a run or on plain text "
+                               "can carry hidden bytes")
         elif char in _INVISIBLE and offset and not _emoji_joiner(text, offset):
             name = unicodedata.name(char, "format character").lower()
             yield offset, f"invisible character U+{code:04X} ({name})"
+
+
+def _variation_selector(code: int) -> bool:
+    return 0xFE00 <= code <= 0xFE0F or 0xE0100 <= code <= 0xE01EF
+
+
+def _smuggled(text: str, offset: int) -> bool:
+    """A variation selector that is not one glyph's variant: the first of a run of two or
+    more, or one of U+E0100.. on a character that is not a CJK ideograph (an emoji takes
+    U+FE0F, an ideograph one of U+E0100..; a run of them spells bytes)."""
+    if offset and _variation_selector(ord(text[offset - 1])):
+        return False  # reported at the run's start
+    if offset + 1 < len(text) and _variation_selector(ord(text[offset + 1])):
+        return True
+    code = ord(text[offset])
+    base = text[offset - 1] if offset else ""
+    return code >= 0xE0100 and not (base and unicodedata.name(base, "").startswith(
+        "CJK"))
 
 
 def _emoji_joiner(text: str, offset: int) -> bool:
@@ -55,20 +77,48 @@ _ADDRESSED = (
     r"(?:instructions|prompts?|rules|messages)"
     r"|disregard (?:all |any |your |the )?(?:previous |prior |above )?(?:instructions|"
     r"system prompt|rules|guidelines)"
+    r"|(?:disregard|ignore|forget) (?:all |any )?(?:of )?(?:everything|anything|what|all) "
+    r"(?:you(?:'ve| have| were| had)?|that you) (?:been )?(?:told|given|instructed|taught)"
     r"|forget (?:all |everything )(?:you|your|previous|prior)"
     r"|(?:override|bypass) your (?:system prompt|safety|guardrails|instructions)"
+    r"|(?:pay no attention to|no longer follow|stop following) (?:your |the |any )?"
+    r"(?:previous |prior |earlier |original )?(?:instructions|rules|system prompt)"
     r"|you are now (?:in )?(?:dan|developer mode|jailbroken|unrestricted)"
-    r"|do not (?:tell|inform|alert|show) the user|without (?:telling|informing|asking) "
-    r"the user")
+    r"|do not (?:tell|inform|alert) the user|without (?:telling|informing|asking) "
+    r"the user"
+    # The same order in other languages (French, Spanish, Portuguese, Italian, German,
+    # Russian, Chinese, Japanese).
+    r"|ignore[zr]? (?:toutes )?(?:les |tes |vos )?instructions (?:pr\u00e9c\u00e9dentes|"
+    r"ant\u00e9rieures)"
+    r"|ignora(?:r)? (?:todas )?(?:las |tus )?instrucciones (?:anteriores|previas)"
+    r"|ignor(?:e|ar) (?:todas )?as instru\u00e7\u00f5es anteriores"
+    r"|ignora (?:tutte )?le istruzioni precedenti"
+    r"|ignorier(?:e|en)? (?:alle )?(?:vorherigen|bisherigen|obigen) (?:anweisungen|"
+    r"instruktionen)"
+    r"|\u0438\u0433\u043d\u043e\u0440\u0438\u0440\u0443\u0439(?:\u0442\u0435)? "
+    r"(?:\u0432\u0441\u0435 )?(?:\u043f\u0440\u0435\u0434\u044b\u0434\u0443\u0449\u0438\u0435 )?"
+    r"\u0438\u043d\u0441\u0442\u0440\u0443\u043a\u0446\u0438\u0438"
+    r"|\u5ffd\u7565(?:\u4e4b\u524d|\u4ee5\u4e0a|\u4e0a\u9762|\u5148\u524d|\u6240\u6709)"
+    r"\u7684?(?:\u6240\u6709)?(?:\u6307\u4ee4|\u6307\u793a|\u8bf4\u660e|\u8981\u6c42)"
+    r"|(?:\u4ee5\u524d|\u524d|\u4e0a\u8a18)\u306e\u6307\u793a\u3092\u7121\u8996")
 _OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
 _OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
 # A piece of every phrase above, looked for in the lowered text.
-_OVERRIDE_MARKERS = ("gnore ", "isregard", "orget ", "verride y", "ypass y", "are now")
-#: A text that holds none of these (lowered) tells the agent nothing to drop.
-OVERRIDE_MARKERS = (*_OVERRIDE_MARKERS, "the user")
+_OVERRIDE_MARKERS = ("gnor", "isregard", "orget ", "verride y", "ypass y", "are now",
+                     "pay no attention", "no longer follow", "stop following",
+                     "\u0438\u0433\u043d\u043e\u0440", "\u5ffd\u7565", "\u7121\u8996")
+#: An ASCII text that holds none of these (lowered) tells the agent nothing to drop.
+OVERRIDE_MARKERS = (*(m for m in _OVERRIDE_MARKERS if m.isascii()), "the user")
 _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
                      r"(?:run|execute|send|upload|download|delete|read|fetch|curl|post)"
-                     r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)",
+                     r"|\b(?:secretly|silently|quietly) (?:run|execute|send|upload|delete)"
+                     # Words to the agent: "AI agents: ...", "Note to the assistant".
+                     r"|\b(?:ai|llm) (?:agents?|assistants?|models?)\b\s*[:,]"
+                     r"|\b(?:to|for|dear) (?:the |any )?(?:ai|llm|assistant|agent|model)s?\b"
+                     # A verb on a secret the reader never sees: "read ~/.ssh/id_rsa".
+                     r"|\b(?:read|cat|send|upload|post|copy|print|include|attach|exfiltrate)"
+                     r"\b[^\n]{0,60}?(?:~/\.ssh|id_rsa|id_ed25519|\.aws/credentials|"
+                     r"/etc/(?:passwd|shadow)|\.env\b|\.netrc|private key|api[_ ]?keys?)",
                      re.IGNORECASE)
 _COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
 # One literal start ("](") for both quotes, which the regex engine skips to quickly.
@@ -107,7 +157,8 @@ def prompt_override(text: str) -> Found:
     for found in found_in:
         blocks = fences(text) if blocks is None else blocks
         at = found.start()
-        if not (_in_code(text, at, blocks) or _quoted(text, at) or _in_comment(text, at)):
+        if not (_in_code(text, at, blocks) or _quoted(text, at) or _in_comment(text, at)
+                or _prohibited(text, at)):
             yield found.start(), f"text tells the agent to {_quote(found.group())}"
 
 
@@ -138,6 +189,31 @@ def encoded_blobs(text: str) -> Found:
         position += len(token)
 
 
+# Pieces of one blob: base64 wrapped at a fixed width (76 in MIME) or split by spaces.
+_PIECES = re.compile(r"(?:[A-Za-z0-9+/]{8,}={0,2}[ \t]*\n?[ \t]*){4,}")
+
+
+def split_blobs(text: str) -> Found:
+    """Base64 wrapped over lines or split by spaces: the pieces joined are a blob that no
+    single piece is. Prose never qualifies: its words have no digits and mixed case."""
+    if _RUN_OF_48[:8] * 2 not in text.encode("utf-8", "replace").translate(_BLOB_CHARS):
+        return
+    for found in _PIECES.finditer(text):
+        pieces = found.group().split()
+        if len(pieces) < 2 or not all(_mixed_piece(p) for p in pieces[:-1]):
+            continue
+        joined = "".join(pieces)
+        if len(joined) >= 120 and all(len(p) < 120 for p in pieces) and entropy(
+                joined) >= 4.5 and not all(c in "0123456789abcdefABCDEF" for c in joined):
+            yield found.start(), (f"{len(joined)}-character base64 blob split into "
+                                  f"{len(pieces)} pieces; say what it is or remove it")
+
+
+def _mixed_piece(piece: str) -> bool:
+    return (any(c.isdigit() for c in piece) or "+" in piece or "/" in piece) and any(
+        c.isupper() for c in piece) and any(c.islower() for c in piece)
+
+
 def _blob_message(blob: str, before: str) -> str | None:
     if all(c in "0123456789abcdefABCDEF" for c in blob):
         if len(blob) in _HASH_LENGTHS or len(blob) % 2:
@@ -153,11 +229,19 @@ def _blob_message(blob: str, before: str) -> str | None:
 
 
 # Written in lower case: it runs on the lowered text (IGNORECASE is several times slower).
+# An interpreter that runs what it reads: a shell (also as /bin/bash or env bash), Python,
+# Perl, Ruby, Node or PHP, maybe behind sudo.
+_INTERPRETER = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:/usr)?(?:/local)?/bin/)?(?:env\s+)?"
+                r"(?:(?:ba|z|k|da)?sh|python[23]?(?:\.\d+)?|perl|ruby|node|php)\b")
+# One command line: a backslash continues it on the next line.
+_SAME_COMMAND = r"(?:[^\n;&\\]|\\\n|\\(?!\n))*?"
 _PIPE_PATTERN = (
-    r"\b(?:curl|wget)\b[^\n|;&]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|k|da)?sh\b"
+    r"\b(?:curl|wget)\b" + _SAME_COMMAND + r"\|\s*" + _INTERPRETER +
     r"|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod)\b[^\n|;]*\|\s*"
     r"(?:iex|invoke-expression)\b"
-    r"|\b(?:ba|z)?sh\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
+    r"|\b(?:(?:ba|z)?sh|python[23]?)\s+(?:-c\s+)?[\"']?(?:<\(|\$\()\s*(?:curl|wget)\b"
+    r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|(?:\bsource|(?<![\w.])\.)\s+<\(\s*(?:curl|wget)\b"
     r"|\b(?:iex|invoke-expression)\b[^\n]*\b(?:iwr|irm|invoke-webrequest|downloadstring)\b")
 _PIPE_LOWER = re.compile(_PIPE_PATTERN)
 #: A text that holds none of these (lowered) holds no pipe to a shell.
@@ -166,8 +250,10 @@ _PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may l
 
 
 def pipe_to_shell(text: str) -> Found:
-    """Remote code piped straight into a shell: ``curl ... | sh``, ``wget ... | bash``,
-    ``iwr ... | iex``, ``bash <(curl ...)``."""
+    """Remote code piped straight into an interpreter: ``curl ... | sh``, ``wget ... |
+    bash``, ``| python3 -``, ``| /bin/bash``, ``| env bash``, ``| tee f | sh``, a pipe
+    continued with ``\\``, ``iwr ... | iex``, ``bash <(curl ...)``, ``eval "$(curl ...)"``,
+    ``source <(curl ...)``."""
     if not any_lowered(text, PIPE_MARKERS):
         return
     lowered = lower(text)
@@ -204,12 +290,14 @@ _PACKAGE = re.compile(r"^[@a-z0-9][\w@./:=~^-]*$")
 _VALUE_OPTIONS = {"--from", "--spec", "--package", "-p", "--with", "--python"}
 
 
-def unpinned_runners(text: str, *, markdown: bool) -> Found:
+def unpinned_runners(text: str, *, markdown: bool, shell: bool = True) -> Found:
     """``npx pkg``, ``uvx pkg`` or ``pipx run pkg`` without a version: it runs whatever
     the registry serves that day. In Markdown only code (blocks and spans) is read, so
     prose such as "use npx to run it" is not a command; ``npx jest`` without ``--yes``
-    runs the project's own install and is not reported."""
-    if not any_in(text, RUNNER_MARKERS):
+    runs the project's own install and is not reported. A script that is not a shell
+    script (``shell=False``: Python, JavaScript...) is not read at all: a runner at the
+    start of one of its lines is prose in a docstring or a comment."""
+    if not (markdown or shell) or not any_in(text, RUNNER_MARKERS):
         return
     blocks = fences(text) if markdown else []
     for found in _RUNNER.finditer(text):
@@ -222,7 +310,7 @@ def unpinned_runners(text: str, *, markdown: bool) -> Found:
             continue
         if package and not _PINNED.search(spec or package):
             runner = found.group(1)
-            yield found.start(), (f"{runner} {package} runs an unpinned package; pin a "
+            yield found.start(1), (f"{runner} {package} runs an unpinned package; pin a "
                                   f"version, such as {runner} {_pin_example(runner, package)}")
 
 
@@ -232,7 +320,15 @@ _LOCAL_TOOLS = frozenset({
     "jest", "tsc", "eslint", "prettier", "vitest", "mocha", "playwright", "ts-node", "tsx",
     "webpack", "vite", "next", "hardhat", "nx", "turbo", "lerna", "tailwindcss", "cypress",
     "husky", "lint-staged", "stylelint", "babel", "rollup", "esbuild", "c8", "nyc", "astro",
-    "nuxt", "expo", "svelte-kit", "ava", "tap", "karma", "truffle", "solhint"})
+    "nuxt", "expo", "svelte-kit", "ava", "tap", "karma", "truffle", "solhint",
+    # CLIs of a project's own dependencies, run against its code and schema:
+    "prisma", "drizzle-kit", "remotion", "@remotion/cli", "storybook", "knex",
+    "sequelize", "sequelize-cli", "typeorm", "wrangler", "react-native", "ng", "vue-cli-service",
+    "biome", "@biomejs/biome", "svelte-check", "jsdoc", "typedoc", "changeset", "@changesets/cli"})
+
+#: Script suffixes whose lines are shell commands (a runner at a line's start runs).
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".fish", ".ps1", ".bat", ".cmd",
+                  "Makefile", "Dockerfile", ".mk", ".yml", ".yaml", ".toml", ".json")
 
 
 def _local_tool(runner: str, package: str | None, words: list[str]) -> bool:
@@ -269,6 +365,21 @@ def _in_code(text: str, offset: int, blocks: list[Fence]) -> bool:
         return True
     line_start = text.rfind("\n", 0, offset) + 1
     return text.count("`", line_start, offset) % 2 == 1
+
+
+_SENTENCE_START = re.compile(r"[.!?;:\n]")
+_NEGATION = re.compile(r"\b(?:never|not|don't|dont|mustn't|no|nor|avoid)\b")
+
+
+def _prohibited(text: str, offset: int) -> bool:
+    """Forbidden, not asked for: "Never ignore previous instructions", "Do not delete
+    files without asking the user" (a negation earlier in the same sentence)."""
+    start = offset
+    while start > 0 and not _SENTENCE_START.match(text, start - 1):
+        start -= 1
+        if offset - start > 200:
+            break
+    return _NEGATION.search(lower(text[start:offset])) is not None
 
 
 def _in_comment(text: str, offset: int) -> bool:

@@ -59,7 +59,18 @@ def entropy(value: str) -> float:
 
 
 def is_placeholder(value: str) -> bool:
-    return _PLACEHOLDER.search(value) is not None or entropy(value) < MIN_ENTROPY
+    return (_PLACEHOLDER.search(value) is not None or entropy(value) < MIN_ENTROPY
+            or _written_by_hand(value))
+
+
+_HAND_PART = re.compile(r"[a-z]{1,10}\d?|v?\d{1,2}")
+
+
+def _written_by_hand(value: str) -> bool:
+    """Short lowercase words joined by ``-`` or ``_`` (``sk-or-v1-project1-key``): a
+    made-up example. A generated key has long random parts."""
+    parts = re.split(r"[-_]", value)
+    return len(parts) >= 3 and all(_HAND_PART.fullmatch(part) for part in parts if part)
 
 
 def find_secrets(text: str) -> Iterator[tuple[int, str]]:

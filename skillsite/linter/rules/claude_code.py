@@ -36,7 +36,9 @@ TOOLS = frozenset({
     "TeamDelete", "TodoRead", "TodoWrite", "ToolSearch", "WaitForMcpServers", "WebFetch",
     "WebSearch", "Workflow", "Write"})
 # "$ARGUMENTS", "$ARGUMENTS[1]" or "$1" standing alone: not "$5.00" nor "$10".
-_ARGUMENTS = re.compile(r"\$ARGUMENTS\b|(?<![\w$])\$\d(?![\d.,])")
+_ARGUMENTS = re.compile(r"\$ARGUMENTS\b|(?<![\w$])\$\d(?![\d.,A-Za-z])")
+# An amount of money: "$10", "$5.00", "$1,000", "$1M", "$5k".
+_AMOUNT = re.compile(r"(?<![\w$])\$\d(?:[\d.,]*\d|[KkMmBb]\b)")
 _SIDE_EFFECT = re.compile(r"(?:^|-)(deploy|release|publish|push|send|delete|drop|destroy|"
                           r"migrate|rollback|merge)(?:-|$)")
 
@@ -114,19 +116,31 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
     The body uses ``$ARGUMENTS``, ``$ARGUMENTS[N]`` or ``$N`` outside code, but there is no
     ``argument-hint``, so the ``/`` menu does not tell the user to pass anything.
 
-    ``$5.00`` and ``$10`` are amounts, not arguments.
+    ``$5.00``, ``$10`` and ``$1M`` are amounts, not arguments, and in a body that writes
+    amounts so is a lone ``$5`` ("$5 recommended"). ``$1`` inside single quotes or braces on
+    its line is a field of ``awk '{print $1}'`` or a shell variable, not an argument.
     """
     data = doc.data or {}
     if "argument-hint" in data or not _maybe_arguments(doc.body):
         return
     blocks = None
+    money = _AMOUNT.search(doc.body) is not None
     for found in _ARGUMENTS.finditer(doc.body):
         blocks = fences(doc.body) if blocks is None else blocks
+        positional = found.group() != "$ARGUMENTS"
+        if positional and (money or _in_script_text(doc.body, found.start())):
+            continue
         if not in_fence(blocks, found.start()):
             yield position(doc.body, doc.body_line, found.start()), (
                 f"the body uses {found.group()} but there is no argument-hint; add one, "
                 "such as argument-hint: [file]")
             return
+
+
+def _in_script_text(body: str, offset: int) -> bool:
+    """Inside single quotes or braces on its line: ``awk '{print $1}'``, ``${1}``."""
+    before = body[body.rfind("\n", 0, offset) + 1:offset]
+    return before.count("'") % 2 == 1 or before.count("{") > before.count("}")
 
 
 def _maybe_arguments(body: str) -> bool:

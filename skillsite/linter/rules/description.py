@@ -12,8 +12,11 @@ from skillsite.models import Document
 DESCRIPTION = "description"
 _TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|if|to|with|after|"
                       r"before|during|on)|when (?:the )?(?:user|you|asked|working|a |an )|"
-                      r"trigger|invoke when|for (?:tasks|requests|questions) (?:that|about|"
-                      r"involving|like)|whenever|if the user|applies when)\b", re.IGNORECASE)
+                      r"triggers?|triggered (?:by|when|on)|invoke when|for (?:tasks|requests|questions) "
+                      r"(?:that|about|involving|like)|whenever|if the user|applies when|"
+                      r"(?:should|must|can) be used (?:when|whenever|for|if|to|after|before)|"
+                      r"use (?:proactively|immediately|automatically|only)|"
+                      r"activates? (?:when|on|for))\b", re.IGNORECASE)
 # The same pattern for lowered ASCII text, where it gives the same answer several times
 # faster than IGNORECASE does.
 _TRIGGER_LOWER = re.compile(_TRIGGER.pattern)

@@ -18,6 +18,14 @@ def known_fields(kind: str) -> frozenset[str]:
     return frozenset(load_schema(kind).get("properties", {}))
 
 
+@lru_cache(maxsize=None)
+def dialect_of_field(kind: str) -> dict[str, tuple[str, ...]]:
+    """The fields that only some dialects define (``x-skillsite-dialect``), with those."""
+    return {key: tuple(spec["x-skillsite-dialect"])
+            for key, spec in load_schema(kind).get("properties", {}).items()
+            if isinstance(spec, dict) and "x-skillsite-dialect" in spec}
+
+
 @rule("unknown-field", "warning", peers={"agnix": "CC-SK-017"})
 def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -27,15 +35,28 @@ def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
     corpora use many more, so this is a warning, never an error. Known dialect fields are
     accepted: Claude Code (``argument-hint``, ``disable-model-invocation``,
     ``user-invocable``, ``model``, ``when_to_use``, ...), oxo-flow and ongrid (``version``,
-    ``activation``, ``tools``, ``config_section``) and Mini-A. The schemas in ``schemas/``
-    list them all. Accept your own with ``allow-fields = ["x-owner"]``. A ``$schema`` key,
+    ``activation``, ``tools``, ``config_section``) and Mini-A, but only in a file of that
+    dialect: a top-level ``version:`` or ``type:`` in a plain ``SKILL.md`` is reported (it
+    is outside the Agent Skills specification, and some clients refuse it on upload), and
+    that dialect's value rules are not applied to it. The schemas in ``schemas/`` list
+    them all. Accept your own with ``allow-fields = ["x-owner"]``. A ``$schema`` key,
     which points editors at a schema, is always accepted.
     """
     known = known_fields(doc.source.kind)
+    only = dialect_of_field(doc.source.kind)
+    here = dialect(doc) if only else ""
     for key in doc.data or {}:
-        if key not in known and key not in ctx.config.allow_fields and key != "$schema":
+        if key in ctx.config.allow_fields or key == "$schema":
+            continue
+        owners = only.get(key, ())
+        if key not in known:
             yield doc.key_where(child("", key)), (f"unknown field {key!r}; if it is intended, add it "
                                            "to allow-fields in the configuration")
+        elif owners and here not in owners:
+            yield doc.key_where(child("", key)), (
+                f"{key!r} is not an Agent Skills field (only {' and '.join(owners)} defines it, "
+                f"and this file is not {owners[0]}); some clients refuse it on upload: move "
+                "it under metadata:, or add it to allow-fields")
 
 
 @rule("metadata-value-type", "warning", formats=("skill-md",))

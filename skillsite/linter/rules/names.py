@@ -50,7 +50,9 @@ def name_format(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield "/name", (f"name {name!r} is valid for ongrid but not for Agent Skills "
                         f"loaders: {reason}"), WARNING
         return
-    yield "/name", f"name {name!r} is invalid: {reason}"
+    folder = os.path.basename(folder_of(doc)) if doc.source.kind == "skill-md" else name
+    also = f"; it must also match its folder name {folder!r}" if folder != name else ""
+    yield "/name", f"name {name!r} is invalid: {reason}{also}"
 
 
 def _why_not_agent_skills(name: str) -> str:
@@ -75,6 +77,9 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
     the specification, which says *must*. Lower it with ``severity = {
     name-directory-mismatch = "warning" }``. For oxo-flow, the file should be named
     ``<name>.skill.toml``; a mismatch there is a warning.
+
+    A name that ``name-format`` already rejects is not reported again: the problem is
+    counted once, and ``name-format``'s message names the folder when the two differ.
     """
     name = text_field(doc, "name")
     if not name:
@@ -87,6 +92,9 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
                             f"{path.name!r}; rename the file to {name}.skill.toml"), WARNING
         return
     folder = os.path.basename(folder_of(doc))  # the same folder, worked out once per file
+    if (not _AGENT_SKILLS.match(name) and ctx.config.enabled("name-format")
+            and not (dialect(doc) == "ongrid" and _ONGRID_NATIVE.match(name))):
+        return  # name-format reports this name, with the folder
     if name != folder and unicodedata.normalize("NFKC", name) != unicodedata.normalize(
             "NFKC", folder):
         yield "/name", (f"name {name!r} must match its folder name {folder!r}; rename one "

@@ -15,15 +15,16 @@ from skillsite.linter import scan
 from skillsite.linter.links import position
 from skillsite.linter.markers import MARKERS
 from skillsite.linter.markers import found as markers_of
-from skillsite.linter.refgraph import references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.linter.rules.texts import Text, texts
 from skillsite.linter.secrets import SECRET_MARKERS, find_secrets
-from skillsite.models import WARNING, Document
+from skillsite.models import FORMATS, WARNING, Document
 
 SECURITY = "security"
 MARKUP = ("skill-md", "virtual")
-_Text = tuple["str | None", str, int, bool]  # (bundled rel or None, text, first line, is md)
+#: Secrets in a manifest's fields are embedded-credential's; its entry script is read here.
+_SECRET_FORMATS = (*MARKUP, "skill-json")
 
 
 def _gate(markers: tuple[str, ...]) -> frozenset[str]:
@@ -38,31 +39,25 @@ _RUNNER_GATE = _gate(scan.RUNNER_MARKERS)
 _OVERRIDE_GATE = _gate(scan.OVERRIDE_MARKERS)
 
 
-def _texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[_Text]:
-    """The body (or, with ``whole``, the whole file) and each bundled text file."""
-    first: _Text = ((None, doc.derived["text"], 1, True) if whole and "text" in doc.derived
-                    else (None, doc.body, doc.body_line, True))
-    return [first, *doc.memo("bundled-texts", lambda: [
-        (bundled.rel, bundled.text, 1, bundled.is_markdown)
-        for bundled in references(doc, ctx.config.max_file_size).files if bundled.text])]
-
-
 def _report(doc: Document, ctx: Context, scanner: Callable[..., Any], *,
-            whole: bool = False, markdown_only: bool = False, pass_markdown: bool = False,
+            whole: bool = False, markdown_only: bool = False,
             gate: frozenset[str] | None = None) -> Iterator[Finding]:
     """The scanner's findings in each text; with ``gate``, only texts that hold one of
     those markers (lowered) are scanned: the scanner would find nothing in the others."""
-    for rel, text, first_line, is_markdown in _texts(doc, ctx, whole=whole):
-        if markdown_only and not is_markdown or gate is not None and gate.isdisjoint(
-                markers_of(text)):
+    for text in texts(doc, ctx, whole=whole):
+        if markdown_only and not text.is_markdown or gate is not None and gate.isdisjoint(
+                markers_of(text.text)):
             continue
-        found = scanner(text, markdown=is_markdown) if pass_markdown else scanner(text)
-        for offset, message, *severity in found:
-            where = position(text, first_line, offset)
-            yield (where if rel is None else Elsewhere(rel, *where)), message, *severity
+        for offset, message, *severity in scanner(text.text):
+            yield _located(text, offset), message, *severity
 
 
-@rule("secret-in-content", WARNING, formats=MARKUP, family=SECURITY,
+def _located(text: Text, offset: int) -> Any:
+    where = text.where(offset)
+    return where if text.rel is None else Elsewhere(text.rel, *where)
+
+
+@rule("secret-in-content", WARNING, formats=_SECRET_FORMATS, family=SECURITY,
       peers={"agnix": "XP-SK-003", "skillsaw": "content-embedded-secrets"})
 def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -83,7 +78,7 @@ def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
         for at, what in find_secrets(text)), gate=_SECRET_GATE)
 
 
-@rule("invisible-unicode", WARNING, formats=MARKUP, family=SECURITY,
+@rule("invisible-unicode", WARNING, formats=FORMATS, family=SECURITY,
       peers={"skillsaw": "security-invisible-unicode"})
 def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -91,13 +86,14 @@ def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     Bidirectional controls (U+202A-U+202E, U+2066-U+2069) reorder what a reviewer sees
     ("Trojan Source"), and tag characters (U+E0000-U+E007F) spell text no one sees but the
-    model reads; zero-width characters (U+200B, U+2060, a stray U+FEFF) hide too. A
+    model reads, as do runs of variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF) or one
+    of U+E0100.. on a character that is not a CJK ideograph ("emoji smuggling"); zero-width characters (U+200B, U+2060, a stray U+FEFF) hide too. A
     zero-width joiner inside an emoji sequence is fine.
     """
     yield from _report(doc, ctx, scan.invisible_unicode, whole=True)
 
 
-@rule("hidden-instructions", WARNING, formats=MARKUP, family=SECURITY,
+@rule("hidden-instructions", WARNING, formats=FORMATS, family=SECURITY,
       peers={"skillsaw": "security-hidden-instructions"})
 def hidden_instructions(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -110,21 +106,23 @@ def hidden_instructions(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield from _report(doc, ctx, scan.hidden_instructions, markdown_only=True)
 
 
-@rule("encoded-payload", WARNING, formats=MARKUP, family=SECURITY,
+@rule("encoded-payload", WARNING, formats=FORMATS, family=SECURITY,
       peers={"skillsaw": "security-encoded-payload"})
 def encoded_payload(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A long base64 run (120 characters or more, random-looking) or hex run (48 or more)
-    that could carry a hidden payload.
+    that could carry a hidden payload, also when the base64 is wrapped over lines (at 76
+    columns, as MIME does) or split by spaces into pieces of mixed case and digits.
 
     Commit hashes and checksums are not payloads: hex runs of a digest's length (32, 40,
     56, 64, 96 or 128 characters) are skipped, as are ``data:...;base64,`` URIs and
     ``sha384-...`` integrity values. Say what the blob is, or ship it as a named file.
     """
     yield from _report(doc, ctx, scan.encoded_blobs)
+    yield from _report(doc, ctx, scan.split_blobs)
 
 
-@rule("pipe-to-shell", WARNING, formats=MARKUP, family=SECURITY)
+@rule("pipe-to-shell", WARNING, formats=FORMATS, family=SECURITY)
 def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     Code fetched from the network and run unseen: ``curl ... | sh``, ``wget -qO- ... |
@@ -162,7 +160,7 @@ def _report_body(doc: Document, scanner: Callable[[str], scan.Found]) -> Iterato
         yield position(doc.body, doc.body_line, offset), message
 
 
-@rule("unpinned-runner", WARNING, formats=MARKUP, family=SECURITY,
+@rule("unpinned-runner", WARNING, formats=FORMATS, family=SECURITY,
       peers={"agnix": "AS-024"})
 def unpinned_runner(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
@@ -173,14 +171,23 @@ def unpinned_runner(doc: Document, ctx: Context) -> Iterator[Finding]:
     Pinned forms are fine: ``npx -y pkg@1.2.3``, ``uvx ruff@0.5.0``,
     ``uvx --from 'ruff==0.5.0' ruff``, ``pipx run black==24.1.0``. In Markdown only code
     (fenced blocks and code spans) is read, so prose that mentions npx is not a command,
-    and a project's own dev tool (``npx jest``, ``npx tsc``) without ``--yes`` runs the
-    local install and is not reported.
+    and a project's own dev tool or dependency CLI (``npx jest``, ``npx tsc``, ``npx prisma
+    generate``, ``npx drizzle-kit``) without ``--yes`` runs the local install and is not
+    reported. Scripts other than shell scripts (Python, JavaScript) are not read: a runner
+    at a line's start there is a docstring or a comment, not a command.
     """
-    yield from _report(doc, ctx, scan.unpinned_runners, pass_markdown=True,
-                       gate=_RUNNER_GATE)
+    for text in texts(doc, ctx):
+        if _RUNNER_GATE.isdisjoint(markers_of(text.text)):
+            continue
+        rel = text.rel
+        shell = rel is None or rel.endswith(scan.SHELL_SUFFIXES) or "." not in rel.rsplit(
+            "/", 1)[-1]
+        for offset, message in scan.unpinned_runners(text.text, markdown=text.is_markdown,
+                                                     shell=shell):
+            yield _located(text, offset), message
 
 
-@rule("prompt-override", WARNING, formats=MARKUP, family=SECURITY)
+@rule("prompt-override", WARNING, formats=FORMATS, family=SECURITY)
 def prompt_override(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     Plain text that tells the agent to drop its instructions: "ignore previous
@@ -190,5 +197,9 @@ def prompt_override(doc: Document, ctx: Context) -> Iterator[Finding]:
     A skill has no business overriding the agent's instructions. Phrases cited as examples, inside code or double quotes, are not reported,
     so a skill that teaches prompt-injection defence stays clean.
     """
-    yield from _report(doc, ctx, scan.prompt_override, markdown_only=True,
-                       gate=_OVERRIDE_GATE)
+    for text in texts(doc, ctx):
+        # The gate holds the ASCII markers only: a text in another script is scanned.
+        if text.is_markdown and (not text.text.isascii() or not _OVERRIDE_GATE.isdisjoint(
+                markers_of(text.text))):
+            for offset, message in scan.prompt_override(text.text):
+                yield _located(text, offset), message
