@@ -1,10 +1,12 @@
 """Rules about the Markdown body: its size and what it holds."""
 from __future__ import annotations
 
+import re
 from typing import Iterator
 
 from skillsite.linter.rules.context import Context
-from skillsite.linter.rules.registry import Finding, rule
+from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.linter.rules.texts import texts
 from skillsite.models import Document
 
 MAX_BODY_LINES = 500
@@ -36,3 +38,42 @@ def empty_body(doc: Document, ctx: Context) -> Iterator[Finding]:
     """The ``SKILL.md`` has front matter but no instructions after it."""
     if doc.data is not None and not doc.body.strip():
         yield (doc.body_line, 1), "body is empty; add the instructions the agent should follow"
+
+
+# C:\Users\ada\..., /Users/ada/..., /home/ada/...: a folder of one person's machine.
+_PERSONAL = re.compile(r"(?<![\w/])(?:[A-Za-z]:\\{1,2}Users\\{1,2}|/Users/|/home/)"
+                       r"([A-Za-z0-9][\w.-]*)(?=[\\/])")
+#: Names that stand for whoever runs the skill, not for one person.
+_ANYONE = frozenset({
+    "user", "username", "user-name", "user_name", "you", "your-name", "yourname", "your_name",
+    "name", "me", "myuser", "someone", "somebody", "example", "runner", "ubuntu", "vscode",
+    "node", "app", "admin", "root", "default", "public", "shared", "all", "john", "jane",
+    "johndoe", "jdoe", "foo", "bar", "alice", "bob", "dev", "developer", "ec2-user", "x",
+    "linuxbrew", "coder", "codespace", "jovyan", "circleci", "travis", "build", "agent",
+    "runneradmin", "guest", "test", "demo", "sample", "username1"})
+
+
+@rule("personal-path", "warning", formats=("skill-md", "virtual", "skill-toml", "skill-json"),
+      family="body", peers={"skillsaw": "content-hardcoded-paths"})
+def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
+    """
+    A hard-coded path into one person's home folder, such as ``C:\\Users\\ada\\tools`` or
+    ``/Users/ada/projects/x``, in the body or a bundled file (scripts included).
+
+    It works on the author's machine only. Write ``~/``, ``$HOME`` or a path relative to
+    the skill instead. Stand-in names (``/home/user``, ``/Users/you``, ``/home/runner``)
+    and placeholders (``/Users/<name>``, ``$USER``) are fine.
+
+    Failing example: ``python /Users/ada/dev/fill.py``. Passing example:
+    ``python scripts/fill.py``.
+    """
+    for text in texts(doc, ctx):
+        if "Users" not in text.text and "/home/" not in text.text:
+            continue
+        for found in _PERSONAL.finditer(text.text):
+            if found.group(1).lower() in _ANYONE:
+                continue
+            where = text.where(found.start())
+            yield (where if text.rel is None else Elsewhere(text.rel, *where)), (
+                f"{found.group()!r} is a folder on one person's machine; use ~/, $HOME or "
+                "a path relative to the skill")

@@ -7,8 +7,9 @@ import posixpath
 import re
 from typing import Iterator
 
+from skillsite.linter.bundle import Bundled
 from skillsite.linter.links import Link, folder_of, local_links
-from skillsite.linter.refgraph import references
+from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.supporting import printable, supporting_of
@@ -31,15 +32,39 @@ def _inside(path: str, root: str) -> bool:
     return path == root or path.startswith(root + os.sep)
 
 
+_TEMPLATE = re.compile(r"(?:^|/)(?:assets|templates?)/|template", re.IGNORECASE)
+
+
 def _all_links(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]:
     """Every local link of the skill: ``(None, link)`` for ``SKILL.md``'s own, ``(rel,
-    link)`` for those of the bundled Markdown file ``rel``."""
+    link)`` for those of the bundled Markdown file ``rel``. A template's links
+    (``assets/``, ``templates/``, ``*template*``) belong to the document it is a template
+    of, not to the skill, and a link that names a file from the skill's root, as the
+    specification asks, resolves there."""
     for link in local_links(doc):
         yield None, link
-    if doc.source.kind == "skill-md":
-        for rel, links in references(doc, ctx.config.max_file_size).links.items():
-            for link in links:
-                yield rel, link
+    if doc.source.kind != "skill-md":
+        return
+    root = _skill_root(doc)
+    for rel, links in references(doc, ctx.config.max_file_size).links.items():
+        if _TEMPLATE.search(rel):
+            continue
+        for link in links:
+            yield rel, _from_root(link, root)
+
+
+def _from_root(link: Link, root: str) -> Link:
+    """The link resolved from the skill's root when that is where its file is."""
+    target, where, path = link
+    if path is not None and os.path.exists(path):
+        return link
+    name = target.split("#", 1)[0].split("?", 1)[0]
+    if not name or name.startswith(("/", "..")):
+        return link
+    rooted = os.path.normpath(os.path.join(root, name))
+    if _inside(rooted, root) and os.path.exists(rooted):
+        return target, where, rooted
+    return link
 
 
 def _at(rel: str | None, where: tuple[int, int]) -> object:
@@ -56,7 +81,10 @@ def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
     Links with a scheme (``https:``, ``mailto:``) and pure anchors (``#usage``) are not
     checked; links inside code blocks and inline code are ignored, and so are footnotes
     (``[^1]: ...``). ``{baseDir}/`` and ``${CLAUDE_SKILL_DIR}/`` stand for the skill's
-    folder. The specification is silent on links, so this is a warning.
+    folder, and a link in ``references/guide.md`` to ``scripts/run.py`` that exists from
+    the skill's root is fine (the specification asks for links relative to the root).
+    Templates' links are not checked. The specification is silent on links, so this is a
+    warning.
     """
     root = _skill_root(doc)
     # A bundled file was just listed: it exists without asking the file system again.
@@ -76,13 +104,18 @@ def link_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     A skill is copied and installed as one folder, so such links break once it is
     installed; and skillsite never follows a path out of the root. The specification asks
-    that file references be relative to the skill root.
+    that file references be relative to the skill root. The message says whether the file
+    exists (copy it in) or not (fix the link). Links in templates (``assets/``,
+    ``templates/``, ``*template*``) are the sample links of the document they make, and
+    are not checked.
     """
     root = _skill_root(doc)
     for rel, (target, where, path) in _all_links(doc, ctx):
         if path is None or not _inside(path, root):
-            yield _at(rel, where), (f"link {target!r} leads outside the skill folder; copy "
-                                    "the file into the skill instead")
+            advice = ("copy the file into the skill instead" if path and os.path.exists(path)
+                      else "and its file does not exist; fix the link or remove it")
+            yield _at(rel, where), (f"link {target!r} leads outside the skill folder; "
+                                    f"{advice}")
 
 
 @rule("reference-depth", "warning", formats=("skill-md",), family="links",
@@ -123,17 +156,17 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     A file counts as mentioned when a link leads to it, or its path (with or without its
     extension), its file name or its Python module (``import fill``) appears in the text
     of a file of the skill, or one of its folders is named on its own ("templates are in
-    ``assets/``"); ``scripts/fill.py`` names that file, not the whole ``scripts/``. Licences, READMEs
+    ``assets/``"); ``scripts/fill.py`` names that file, not the whole ``scripts/``. A file's
+    mention of itself (its own usage line) does not count. Licences, READMEs
     and package manifests are for people and tools, and are never orphans.
     """
     refs = references(doc, ctx.config.max_file_size)
-    # One text to search: a file that names itself (a usage line) then counts as
-    # mentioned, which errs on the quiet side.
+    # One text to search; a file found there only because it names itself (a usage
+    # line) is searched for again in the other files.
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
     candidates = [f for f in refs.files
                   if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
-                  and f.rel not in texts  # the usual mention, before the other names
-                  and not any(name in texts for name in _names(f.rel))]
+                  and not (_mentioned(f.rel, texts) and _mentioned_elsewhere(doc, refs, f))]
     if not candidates:
         return
     root = _skill_root(doc)
@@ -146,6 +179,19 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield Elsewhere(bundled.rel, 1, 1), (
             f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
             "skill; link it where the agent should use it, or remove it")
+
+
+def _mentioned(rel: str, texts: str) -> bool:
+    return rel in texts or any(name in texts for name in _names(rel))
+
+
+def _mentioned_elsewhere(doc: Document, refs: References, bundled: Bundled) -> bool:
+    """Mentioned by a file other than itself: its own usage line does not count."""
+    if not bundled.text or not _mentioned(bundled.rel, bundled.text):
+        return True  # the mention found was in another file
+    others = "\n".join([doc.body, *(f.text for f in refs.files
+                                    if f.text and f.rel != bundled.rel)])
+    return _mentioned(bundled.rel, others)
 
 
 def _names(rel: str) -> list[str]:

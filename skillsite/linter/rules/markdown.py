@@ -9,7 +9,8 @@ from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
 from skillsite.linter.markers import any_in
 from skillsite.linter.rules.context import Context
-from skillsite.linter.rules.registry import Finding, rule
+from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.linter.rules.texts import texts
 from skillsite.models import Document
 
 MARKUP = ("skill-md", "virtual")
@@ -34,17 +35,22 @@ def unclosed_fence(doc: Document, ctx: Context) -> Iterator[Finding]:
     agent reads instructions as an example.
 
     Fences follow CommonMark: a block opened with ```` ```python ```` closes only on a line
-    of at least as many backticks and nothing else. ``skillsite fix`` appends the
-    missing fence when the block runs to the end of the file.
+    of at least as many backticks and nothing else. Bundled Markdown (``references/*.md``)
+    is checked too, at its own path. ``skillsite fix`` appends the missing fence to
+    ``SKILL.md`` when the block runs to the end of the file.
     """
-    blocks = fences(doc.body)
-    if blocks and not blocks[-1].closed:
-        start = blocks[-1].start
-        column = len(doc.body[start:].split("\n", 1)[0]) - len(
-            doc.body[start:].split("\n", 1)[0].lstrip()) + 1
-        line = position(doc.body, doc.body_line, start)[0]
-        yield (line, column), (f"code block opened with {blocks[-1].marker} is never "
-                               "closed; add a closing fence")
+    for text in texts(doc, ctx):
+        if not text.is_markdown or "```" not in text.text and "~~~" not in text.text:
+            continue
+        blocks = fences(text.text)
+        if blocks and not blocks[-1].closed:
+            start = blocks[-1].start
+            opening = text.text[start:].split("\n", 1)[0]
+            line = text.where(start)[0]
+            where = (line, len(opening) - len(opening.lstrip()) + 1)
+            yield (where if text.rel is None else Elsewhere(text.rel, *where)), (
+                f"code block opened with {blocks[-1].marker} is never closed; add a "
+                "closing fence")
 
 
 @rule("unclosed-xml-tag", "warning", formats=MARKUP, family="body",
