@@ -126,6 +126,8 @@ class CheckResult:
     problems: list[Problem]
     files: int
     skills: int
+    #: Each skill's trust assessment (``skillsite.linter.trust``), by its display path.
+    trust: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def errors(self) -> int:

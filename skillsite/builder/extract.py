@@ -146,7 +146,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
             name=entry.key, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
             fingerprint=fingerprint,
-            catalog_json=None if withheld else record_json(catalog_entry(entry, summary)))
+            catalog_json=None if withheld else record_json(catalog_entry(entry, summary, trust=result.trust)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None \
             and not withheld:
@@ -155,7 +155,7 @@ def finish(source: Source, result: FileResult | None) -> Built:
         problems = [[p.line, p.column, p.rule, p.message] for p in result.problems
                     if p.severity == ERROR]
         payload = Payload(entry.key, fingerprint or "",
-                          row_of(entry, warnings, problems, summary), hit,
+                          row_of(entry, warnings, problems, summary, trust=result.trust), hit,
                           extracted.index_fields, extracted.files)
     return Built(key, cached, payload)
 

@@ -24,6 +24,7 @@ from skillsite.linter.parse import read
 from skillsite.linter.rules import CORPUS, RULES
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord, record_of
+from skillsite.linter.trust import assess
 from skillsite.models import CheckResult, Document, Problem, Source
 
 #: Below this many files one process is faster than starting workers.
@@ -39,6 +40,8 @@ class FileResult:
     is_skill: bool
     #: What ``extract`` made of the document (the build's SkillEntry), if asked.
     extracted: Any = None
+    #: The skill's trust assessment (:func:`skillsite.linter.trust.assess`).
+    trust: dict[str, Any] | None = None
 
 
 Extract = Callable[[Document], Any]
@@ -73,7 +76,8 @@ def check_file(source: Source, ctx: Context, base: Path,
         record = (record_of(doc, path, ctx.namespace_of(doc)) if doc.data is not None
                   else None)
         extracted = extract(doc) if extract and doc.data is not None else None
-        return FileResult(path, problems, record, doc.data is not None, extracted)
+        trust = assess(doc, problems, ctx) if doc.data is not None else None
+        return FileResult(path, problems, record, doc.data is not None, extracted, trust)
     except Exception as exc:  # one bad file never stops the corpus
         problem = make_problem(ctx, "internal-error", path, (1, 1),
                                f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
@@ -175,11 +179,14 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
     problems: list[Problem] = []
     records: list[SkillRecord] = []
     files = skills = 0
+    trust: dict[str, dict[str, Any]] = {}
     for result in check_files(sources, ctx, base, jobs, progress):
         if result is None:
             continue
         files += 1
         skills += result.is_skill
+        if result.trust is not None and (only is None or _selected(result.path, base, only)):
+            trust[result.path] = result.trust
         if result.record:
             records.append(result.record)
         if only is None or _selected(result.path, base, only):
@@ -193,7 +200,7 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
             files += 1
     problems += corpus_problems(records, ctx)
     problems += manifest_problems([Path(p) for p in paths], records, ctx, base)
-    return CheckResult(sorted(problems), files, skills)
+    return CheckResult(sorted(problems), files, skills, dict(sorted(trust.items())))
 
 
 def manifest_problems(roots: list[Path], records: list[SkillRecord], ctx: Context,

@@ -201,7 +201,7 @@ class Library(Queries, Serving):
             copies=tuple(i for i in self._groups().get("copies", {}).get(skill.sha256, ())
                          if i != skill.name),
             source_url=None if hidden else origin.get("source_url"),
-            changed=origin.get("changed"))
+            changed=origin.get("changed"), trust=_trust(meta, hidden))
 
     def read(self, ref: str | None, section: str | int | None = None, *,
              start_line: int | None = None, end_line: int | None = None,
@@ -294,3 +294,13 @@ for _operation in ("compose", "context", "front_matter", "names", "open", "promp
     elif _operation in ("compose", "open", "recommend", "related", "search"):
         _pinned = one_at_a_time(_pinned, safe_only=True)
     setattr(Library, _operation, _pinned)
+
+
+def _trust(meta: dict[str, Any], hidden: bool) -> dict[str, Any] | None:
+    """The trust assessment; in safe mode its evidence keeps rule and line but not
+    paths, as the rest of ``open`` does."""
+    trust = meta.get("trust")
+    if not isinstance(trust, dict) or not hidden:
+        return trust if isinstance(trust, dict) else None
+    return {**trust, "reasons": [{k: v for k, v in reason.items() if k != "path"}
+                                 for reason in trust.get("reasons", ())]}

@@ -6,7 +6,14 @@
       "problems": [
         {"path": "skills/pdf/SKILL.md", "line": 2, "column": 7, "rule": "name-format",
          "severity": "error" | "warning", "message": "..."}
-      ]
+      ],
+      "trust": {
+        "skills/pdf/SKILL.md": {"level": "none" | "review" | "high", "summary": "...",
+          "reasons": [{"rule", "path", "line", "column", "message"}],
+          "capabilities": {"scripts": {"count", "languages"}, "network": [hosts],
+                           "writes_files": bool, "credentials": [names],
+                           "allowed_tools": [tools]}}
+      }
     }
 
 ``files`` counts the files checked and ``skills`` the skills found in them; ``line`` and
@@ -32,6 +39,7 @@ def to_data(result: CheckResult) -> dict[str, Any]:
         "version": VERSION,
         "summary": result.summary(),
         "problems": [p.to_dict() for p in ordered(result.problems)],
+        "trust": result.trust,
     }
 
 

@@ -17,9 +17,11 @@ CATALOG_VERSION = 1  # restarted with artifact 1.0: records have an ``id``
 NO_PROBLEMS: dict[str, Any] = {"errors": 0, "warnings": 0, "rules": []}
 
 
-def catalog_entry(entry: SkillEntry, problems: dict[str, Any] | None = None) -> dict[str, Any]:
+def catalog_entry(entry: SkillEntry, problems: dict[str, Any] | None = None, *,
+                  trust: dict[str, Any] | None = None) -> dict[str, Any]:
     """The catalog's record of one skill; ``problems`` sums its file's lint problems
-    (``errors``, ``warnings``, ``rules``)."""
+    (``errors``, ``warnings``, ``rules``), and ``trust`` is its trust assessment
+    (``{"level", "summary", "reasons", "capabilities"}``, see ``linter/trust.py``)."""
     record: dict[str, Any] = {
         "id": entry.key,
         "name": entry.name,
@@ -36,6 +38,8 @@ def catalog_entry(entry: SkillEntry, problems: dict[str, Any] | None = None) -> 
         record["plugin"] = entry.plugin
     if entry.collection:
         record["collection"] = entry.collection
+    if trust is not None:
+        record["trust"] = trust
     return record
 
 

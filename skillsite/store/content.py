@@ -69,8 +69,9 @@ _COLUMNS = "name, path, format, sha256, title, description, meta, body, sections
 
 def meta_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
             errors: list[list[Any]] | None = None,
-            summary: dict[str, Any] | None = None) -> dict[str, Any]:
-    return {**catalog_entry(entry, summary), "title": entry.title,
+            summary: dict[str, Any] | None = None, *,
+            trust: dict[str, Any] | None = None) -> dict[str, Any]:
+    return {**catalog_entry(entry, summary, trust=trust), "title": entry.title,
             "intents": list(entry.intents),
             "applies_to": list(entry.applies_to), "compatibility": entry.compatibility,
             "headings": list(entry.headings), "links": list(entry.links),
@@ -89,7 +90,8 @@ FileRow = tuple[str, str, int, str | None, bytes | None]
 
 def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
            errors: list[list[Any]] | None = None,
-           summary: dict[str, Any] | None = None) -> ContentRow:
+           summary: dict[str, Any] | None = None, *,
+           trust: dict[str, Any] | None = None) -> ContentRow:
     """What the store holds of ``entry``, as a row ready to insert (made in workers); its
     ``terms`` are empty (see the ``terms`` column)."""
     spans = []
@@ -98,7 +100,7 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
         spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.key, entry.path, entry.format, entry.sha256, entry.title,
-            entry.description, _json(meta_of(entry, warnings, errors, summary)), entry.body,
+            entry.description, _json(meta_of(entry, warnings, errors, summary, trust=trust)), entry.body,
             _json(spans),
             _json(list(entry.files)), "")
 

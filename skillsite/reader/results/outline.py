@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from skillsite.reader.results.base import Result
 
@@ -62,3 +63,6 @@ class SkillInfo(Result):
     source_url: str | None = None
     #: ISO 8601 time of the last commit that changed the file (git), else its mtime.
     changed: str | None = None
+    #: The build's trust assessment: ``{"level": "none" | "review" | "high", "summary",
+    #: "reasons": [{"rule", "path", "line", ...}], "capabilities": {...}}``.
+    trust: dict[str, Any] | None = None

@@ -1,0 +1,130 @@
+"""A skill's trust assessment: what it can do (capabilities, information only) kept apart
+from what a reviewer must look at (risks, each with its evidence), summed up in a level.
+
+- ``none``: no risk found. A skill that runs scripts, calls an API or declares
+  ``allowed-tools`` is ``none``: those are capabilities, listed, never flags.
+- ``review``: a finding a reviewer should look at (an unpinned package runner, an
+  encoded blob, invisible characters, dynamic context, an internal endpoint, an ongrid
+  ``dangerous`` class).
+- ``high``: a finding that alone can hurt whoever follows the skill: a download piped
+  into an interpreter, a secret, a prompt override, instructions hidden in a comment,
+  an entry point that escapes the corpus.
+
+The level comes from the skill's own lint problems (rule, file, line) and its parsed
+data; nothing is executed and no file outside the skill is read.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Iterable
+
+from skillsite.linter.rules.context import Context
+from skillsite.linter.rules.texts import texts
+from skillsite.models import Document, Problem
+
+NONE, REVIEW, HIGH = "none", "review", "high"
+LEVELS = (NONE, REVIEW, HIGH)
+#: Risk rules and the level each finding gives, with the words of the summary sentence.
+RISKS: dict[str, tuple[str, str]] = {
+    "pipe-to-shell": (HIGH, "pipes a download into an interpreter"),
+    "secret-in-content": (HIGH, "ships what looks like a secret"),
+    "embedded-credential": (HIGH, "ships a credential in its fields"),
+    "prompt-override": (HIGH, "tells the agent to drop its instructions"),
+    "hidden-instructions": (HIGH, "hides instructions in a comment or link title"),
+    "entry-escapes-root": (HIGH, "has an entry point outside the corpus"),
+    "invisible-unicode": (REVIEW, "holds invisible or smuggled Unicode"),
+    "encoded-payload": (REVIEW, "holds an encoded blob"),
+    "dynamic-context": (REVIEW, "runs a command when it loads"),
+    "unpinned-runner": (REVIEW, "runs an unpinned package"),
+    "endpoint-internal": (REVIEW, "names an internal (SSRF-prone) endpoint"),
+    "dangerous-class": (REVIEW, "declares ongrid's dangerous class"),
+}
+MAX_REASONS = 20
+_LANGUAGES = {".py": "python", ".sh": "shell", ".bash": "shell", ".zsh": "shell",
+              ".fish": "shell", ".js": "javascript", ".mjs": "javascript",
+              ".cjs": "javascript", ".ts": "typescript", ".rb": "ruby", ".pl": "perl",
+              ".php": "php", ".ps1": "powershell", ".psm1": "powershell", ".bat": "batch",
+              ".cmd": "batch", ".lua": "lua"}
+_URL = re.compile(r"\b(?:https?|wss?)://([A-Za-z0-9.-]+)")
+#: Hosts that name a schema or an example, not a server the skill calls.
+_NOT_CALLED = re.compile(r"(?:^|\.)(?:example\.(?:com|org|net)|w3\.org|openxmlformats\.org|"
+                         r"schemas\.microsoft\.com|purl\.org|localhost|xmlsoft\.org|"
+                         r"json-schema\.org|apache\.org|opensource\.org)$|^(?:owner|your|x)$")
+_COMMAND = re.compile(r"^\s*(?:\$ )?(?:curl|wget|http|https|fetch|gh api|xh)\b")
+_WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\(|"
+                     r"writeFileSync?\(|(?:^|[^<>=!\d])>>?\s*[\w\"$./~-]|\btee\b|"
+                     r"\bmkdir\b|\bshutil\.(?:copy|move)|\bos\.(?:remove|rename|makedirs)")
+_CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
+
+
+def assess(doc: Document, problems: Iterable[Problem], ctx: Context) -> dict[str, Any]:
+    """``{"level", "summary", "reasons", "capabilities"}`` for one skill document."""
+    reasons = [_reason(p) for p in problems if p.rule in RISKS]
+    reasons += _dangerous_class(doc, problems)
+    level = max((RISKS[r["rule"]][0] for r in reasons), key=LEVELS.index, default=NONE)
+    reasons.sort(key=lambda r: (-LEVELS.index(RISKS[r["rule"]][0]), r["path"], r["line"]))
+    return {"level": level, "summary": _summary(level, reasons),
+            "reasons": reasons[:MAX_REASONS], "capabilities": capabilities(doc, ctx)}
+
+
+def _reason(problem: Problem) -> dict[str, Any]:
+    return {"rule": problem.rule, "path": problem.path, "line": problem.line,
+            "column": problem.column, "message": problem.message}
+
+
+def _dangerous_class(doc: Document, problems: Iterable[Problem]) -> list[dict[str, Any]]:
+    if doc.source.kind != "skill-json" or (doc.data or {}).get("class") != "dangerous":
+        return []
+    path = next((p.path for p in problems), doc.source.path.name)
+    line, column = doc.where("/class")
+    return [{"rule": "dangerous-class", "path": path, "line": line, "column": column,
+             "message": "class is 'dangerous': the tool may destroy data"}]
+
+
+def _summary(level: str, reasons: list[dict[str, Any]]) -> str:
+    if level == NONE:
+        return "No risk found; what the skill can do is listed under capabilities."
+    first = reasons[0]
+    what = RISKS[first["rule"]][1]
+    more = len(reasons) - 1
+    tail = f", and {more} more finding{'s' if more > 1 else ''}" if more else ""
+    return (f"{'High risk' if level == HIGH else 'Review'}: it {what} "
+            f"({first['rule']}, {first['path']}:{first['line']}){tail}.")
+
+
+def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
+    """What the skill can do when an agent follows it: information, never a flag."""
+    languages: dict[str, int] = {}
+    hosts: set[str] = set()
+    credentials: set[str] = set()
+    writes = False
+    for text in texts(doc, ctx):
+        suffix = "." + text.rel.rsplit(".", 1)[-1].lower() if text.rel and "." in text.rel else ""
+        language = _LANGUAGES.get(suffix)
+        if language:
+            languages[language] = languages.get(language, 0) + 1
+        code = text.text if language else _command_lines(text.text)
+        hosts.update(h.lower() for h in _URL.findall(code) if not _NOT_CALLED.search(h.lower()))
+        credentials.update(_CREDENTIAL.findall(code))
+        writes = writes or bool(language and _WRITES.search(text.text))
+    entry = (doc.data or {}).get("entry")
+    if doc.source.kind == "skill-json" and isinstance(entry, str) and not languages:
+        languages["entry"] = 1
+    return {"scripts": {"count": sum(languages.values()), "languages": sorted(languages)},
+            "network": sorted(hosts)[:20], "writes_files": writes,
+            "credentials": sorted(credentials)[:20], "allowed_tools": _allowed_tools(doc)}
+
+
+def _command_lines(text: str) -> str:
+    """The lines of Markdown that run a network command (``curl https://...``), not
+    links in prose."""
+    return "\n".join(line for line in text.splitlines() if _COMMAND.match(line))
+
+
+def _allowed_tools(doc: Document) -> list[str]:
+    tools = (doc.data or {}).get("allowed-tools")
+    if isinstance(tools, str):
+        return tools.replace(",", " ").split()
+    if isinstance(tools, list):
+        return [str(t) for t in tools]
+    return []
