@@ -76,7 +76,7 @@ def check_file(source: Source, ctx: Context, base: Path,
         record = (record_of(doc, path, ctx.namespace_of(doc)) if doc.data is not None
                   else None)
         extracted = extract(doc) if extract and doc.data is not None else None
-        trust = assess(doc, problems, ctx) if doc.data is not None else None
+        trust = assess(doc, problems, ctx, path) if doc.data is not None else None
         return FileResult(path, problems, record, doc.data is not None, extracted, trust)
     except Exception as exc:  # one bad file never stops the corpus
         problem = make_problem(ctx, "internal-error", path, (1, 1),

@@ -57,10 +57,12 @@ _WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\
 _CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
 
 
-def assess(doc: Document, problems: Iterable[Problem], ctx: Context) -> dict[str, Any]:
-    """``{"level", "summary", "reasons", "capabilities"}`` for one skill document."""
+def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
+           path: str) -> dict[str, Any]:
+    """``{"level", "summary", "reasons", "capabilities"}`` for one skill document, shown
+    at ``path``."""
     reasons = [_reason(p) for p in problems if p.rule in RISKS]
-    reasons += _dangerous_class(doc, problems)
+    reasons += _dangerous_class(doc, path)
     level = max((RISKS[r["rule"]][0] for r in reasons), key=LEVELS.index, default=NONE)
     reasons.sort(key=lambda r: (-LEVELS.index(RISKS[r["rule"]][0]), r["path"], r["line"]))
     return {"level": level, "summary": _summary(level, reasons),
@@ -72,10 +74,9 @@ def _reason(problem: Problem) -> dict[str, Any]:
             "column": problem.column, "message": problem.message}
 
 
-def _dangerous_class(doc: Document, problems: Iterable[Problem]) -> list[dict[str, Any]]:
+def _dangerous_class(doc: Document, path: str) -> list[dict[str, Any]]:
     if doc.source.kind != "skill-json" or (doc.data or {}).get("class") != "dangerous":
         return []
-    path = next((p.path for p in problems), doc.source.path.name)
     line, column = doc.where("/class")
     return [{"rule": "dangerous-class", "path": path, "line": line, "column": column,
              "message": "class is 'dangerous': the tool may destroy data"}]
