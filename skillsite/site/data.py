@@ -61,6 +61,13 @@ class SiteSkill:
     collection: str = ""
     copies: list[str] = field(default_factory=list)   # ids of byte-identical skills
     source_url: str | None = None                     # the file on its forge, from git
+    #: The build's trust assessment (catalog.json's ``trust``): level, summary, reasons
+    #: and capabilities.
+    trust: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def level(self) -> str:
+        return str(self.trust.get("level") or "none")
 
     @property
     def folder(self) -> str:
@@ -131,7 +138,8 @@ def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
         plugin=str(record.get("plugin", "")), collection=str(record.get("collection", "")),
         copies=list(record.get("copies", ())), source_url=record.get("source_url"),
         metadata=metadata, files=files, changed=changed,
-        headings=[str(h) for h in meta.get("headings") or []])
+        headings=[str(h) for h in meta.get("headings") or []],
+        trust=record["trust"] if isinstance(record.get("trust"), dict) else {})
 
 
 def _git_time(value: Any) -> int:

@@ -56,7 +56,8 @@ def _home(listed: list[Listed], problems: list[Problem]) -> str:
     bundles = " ".join(bundles_of([item.skill.slug for item in listed]))
     summary = (f"<p>{len(listed)} skills published. Lint: {errors} errors, "
                f"{len(problems) - errors} warnings (see {link('problems/', 'the problems page')})."
-               f" Flagged: {sum(i.flagged for i in listed)} skills. Machine-readable: "
+               f" Trust: {sum(i.skill.level == 'high' for i in listed)} high, "
+               f"{sum(i.skill.level == 'review' for i in listed)} to review. Machine-readable: "
                f"{link('catalog.json', 'catalog.json')}, "
                f"{link('.well-known/agent-skills/index.json', 'agent skills index')}.</p>")
     return "\n".join([
@@ -91,7 +92,7 @@ def _filters(members: list[Listed]) -> str:
             '<select name="sort"><option value="name">A-Z</option>'
             '<option value="changed">recently changed</option></select>'
             '<label><input type="checkbox" name="hide" value="flagged"> '
-            'hide flagged skills</label></form>')
+            'hide skills to review (level review or high)</label></form>')
 
 
 def _table(here: str, members: list[Listed]) -> str:
@@ -103,7 +104,7 @@ def _table(here: str, members: list[Listed]) -> str:
             description = description[:MAX_DESCRIPTION - 1] + "…"
         rows.append([link(href(here, f"skills/{skill.slug}"), skill.name), text(description),
                      text(skill.format), text(", ".join(skill.tags)),
-                     "flagged" if item.flagged else ""])
+                     item.skill.level if item.flagged else ""])
         data.append({"name": skill.name, "format": skill.format,
                      "tags": " ".join(skill.tags).lower(), "changed": str(skill.changed),
                      "flagged": "1" if item.flagged else "0"})

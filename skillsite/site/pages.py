@@ -80,7 +80,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
                 "input": key, "page": page_key,
                 "flags": [list(asdict(f).values()) for f in flags],
                 "digest": before.get("digest") if before.get("input") == key else None}
-            result.listed.append(Listed(skill, bool(all_flags)))
+            result.listed.append(Listed(skill, skill.level != "none"))
             if before.get("page") != page_key:
                 todo.append((skill, skill.folder, urls, all_flags, replace(context, slugs={})))
         for item, page in zip(todo, workers.map(_page_one, todo)):

@@ -39,8 +39,8 @@ def skill_page(skill: SiteSkill, parts: list[Part], flags: list[Flag],
               block(f'<p class="skillsite-description">{text(skill.description)}</p>'),
               block(_metadata(skill), "skillsite-meta"),
               heading(2, "Use it"), block(_use_it(skill, context), "skillsite-use")]
-    if flags:
-        pieces += [heading(2, "Trust flags"), block(_flags(flags), "skillsite-flags")]
+    if skill.trust:
+        pieces += [heading(2, "Trust"), block(_trust(skill), "skillsite-flags")]
     if skill.problems:
         pieces += [heading(2, "Lint warnings"), block(_problems(skill), "skillsite-problems")]
     for part in parts:
@@ -56,11 +56,9 @@ def skill_page(skill: SiteSkill, parts: list[Part], flags: list[Flag],
 
 def _badges(skill: SiteSkill, flags: list[Flag]) -> str:
     data = skill.metadata
-    trust = data.get("trust")
-    level = trust.get("level") if isinstance(trust, dict) else None
     badges = [badge("format", skill.format), badge("dialect", skill.dialect),
               badge("risk", data.get("risk") or "unrated"),
-              badge("trust", level or ("flagged" if flags else "no flags")),
+              badge("trust", skill.level if skill.trust else "not assessed"),
               badge("class", data.get("class") or data.get("skill_type") or "n/a")]
     badges += [badge("tag", tag) for tag in skill.tags]
     return " ".join(badges)
@@ -105,10 +103,26 @@ def _fetch(context: PageContext, artifact: str) -> str:
     return f"curl -fsSLO {artifact}"
 
 
-def _flags(flags: list[Flag]) -> str:
-    rows = [[text(f.kind), f"<code>{text(f.rule)}</code>",
-             f"<code>{text(f.path)}:{f.line}</code>", text(f.detail)] for f in flags]
-    return table(("flag", "rule", "where", "evidence"), rows)
+def _trust(skill: SiteSkill) -> str:
+    """The level with its sentence and evidence, then the capabilities (information,
+    never flags)."""
+    trust = skill.trust
+    html = f"<p><strong>{text(skill.level)}</strong>: {text(str(trust.get('summary', '')))}</p>"
+    rows = [[f"<code>{text(str(r.get('rule')))}</code>",
+             f"<code>{text(str(r.get('path')))}:{text(str(r.get('line')))}</code>",
+             text(str(r.get("message", "")))] for r in trust.get("reasons", ())]
+    if rows:
+        html += table(("rule", "where", "evidence"), rows)
+    caps = trust.get("capabilities") or {}
+    scripts = caps.get("scripts") or {}
+    items = [f"scripts: {scripts.get('count', 0)} ({', '.join(scripts.get('languages', ()))})"
+             if scripts.get("count") else "scripts: none",
+             "network at run time: " + (", ".join(caps.get("network", ())) or "none"),
+             "writes files: " + ("yes" if caps.get("writes_files") else "no"),
+             "credentials: " + (", ".join(caps.get("credentials", ())) or "none"),
+             "allowed-tools: " + (" ".join(caps.get("allowed_tools", ())) or "not declared")]
+    return html + "<p>Capabilities (what it can do; not flags):</p><ul>" + "".join(
+        f"<li>{text(item)}</li>" for item in items) + "</ul>"
 
 
 def _problems(skill: SiteSkill) -> str:

@@ -115,8 +115,10 @@ def test_inline_script_is_refused_by_the_policy(page: Any, base_url: str) -> Non
 def test_flags_carry_evidence(page: Any, base_url: str) -> None:
     _visit(page, base_url + "skills/hostile-skill/")
     flags = page.locator(".skillsite-flags").inner_text()
-    assert "scripts-present" in flags and "scripts/evil.sh" in flags
-    assert "unrestricted-bash" in flags and "SKILL.md:4" in flags
-    assert "network-endpoint" in flags and "scripts/evil.sh:2" in flags
-    # the lint rules of the security family, with their own evidence
+    # the level, its sentence and the risk rules' own evidence
+    assert flags.startswith("high: High risk:")
     assert "pipe-to-shell" in flags and "SKILL.md:53" in flags
+    # capabilities are listed as information, not flags
+    assert "scripts: 1 (shell)" in flags and "collector.evil.test" in flags
+    assert "allowed-tools: Bash Read" in flags
+    assert "trust: high" in page.locator(".skillsite-badges").inner_text()
