@@ -6,6 +6,7 @@ beats ``pyproject.toml`` in the same folder. Example::
     [tool.skillsite]
     select = ["name-format", "broken-link"]   # only these rules (default: all)
     extend-select = ["unrestricted-bash"]     # opt-in rules to run as well
+    profile = "strict"                        # recommended (default), strict or all
     ignore = ["body-too-long"]                # never these
     severity = { unknown-field = "error" }    # override a default severity
     allow-fields = ["x-internal-owner"]       # extra front-matter keys to accept
@@ -31,7 +32,11 @@ DEFAULT_MAX_SIZE = 1024 * 1024  # bytes: a larger skill file is reported, not re
 
 _KEYS = {"select", "ignore", "severity", "allow-fields", "max-file-size", "exclude",
          "allow-internal-endpoints", "inline-suppressions", "extend-select",
-         "exclude-invalid", "collections", "source-url"}
+         "exclude-invalid", "collections", "source-url", "profile"}
+#: Rule profiles, each holding the one before it: ``recommended`` (the default, rules
+#: measured low-noise on public corpora), ``strict`` (also matters of taste and noisier
+#: rules) and ``all`` (also the opt-in rules).
+PROFILES = ("recommended", "strict", "all")
 
 
 @dataclass(frozen=True)
@@ -56,10 +61,15 @@ class Config:
     #: A link template for hosts whose web URL skillsite cannot derive from the remote:
     #: ``{path}`` (relative to the repository) and ``{commit}`` are filled in.
     source_url: str = ""
+    profile: str = "recommended"
     source: str = "defaults"
 
     def enabled(self, rule: str) -> bool:
         return (not self.select or rule in self.select) and rule not in self.ignore
+
+    def in_profile(self, profile: str) -> bool:
+        """Whether a rule of ``profile`` runs under this configuration's profile."""
+        return PROFILES.index(profile) <= PROFILES.index(self.profile)
 
     def chosen(self, rule: str) -> bool:
         """Named explicitly, as an opt-in rule must be to run."""
@@ -132,8 +142,12 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
         exclude_invalid=table.get("exclude-invalid", False),
         collections=tuple(c.strip("/") for c in _strings(table, "collections", origin)),
         source_url=table.get("source-url", ""),
+        profile=table.get("profile", "recommended"),
         source=origin,
     )
+    if config.profile not in PROFILES:
+        raise ConfigError(f"{origin}: profile must be one of {', '.join(PROFILES)}, not "
+                          f"{config.profile!r}")
     for key, value in (("inline-suppressions", config.inline_suppressions),
                        ("exclude-invalid", config.exclude_invalid)):
         if not isinstance(value, bool):

@@ -35,6 +35,11 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
                    "pyproject.toml with [tool.skillsite]).")
 @click.option("--select", multiple=True, metavar="RULE[,RULE]",
               help="Run only these rules. Example: --select name-format,broken-link")
+@click.option("--profile", type=click.Choice(["recommended", "strict", "all"]),
+              help="Rule profile (default: the configuration's, else recommended): "
+                   "recommended runs the rules measured low-noise on public corpora, strict "
+                   "adds matters of taste, all adds the opt-in rules. --select and --ignore "
+                   "apply on top. Example: --profile strict")
 @click.option("--ignore", multiple=True, metavar="RULE[,RULE]",
               help="Skip these rules. Example: --ignore body-too-long")
 @click.option("--exclude", multiple=True, metavar="GLOB",
@@ -59,8 +64,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
                    "write it from the current problems. Matching is by rule and line "
                    "content, not line number. Example: --baseline .skillsite-baseline.json")
 def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
-          config_path: Path | None, select: tuple[str, ...], ignore: tuple[str, ...],
-          exclude: tuple[str, ...], allow_field: tuple[str, ...], max_file_size: int | None,
+          config_path: Path | None, select: tuple[str, ...], profile: str | None,
+          ignore: tuple[str, ...], exclude: tuple[str, ...], allow_field: tuple[str, ...], max_file_size: int | None,
           jobs: int, changed_since: str | None, color: bool | None,
           baseline: Path | None) -> None:
     """Validate every skill under PATHS (default: the current folder).
@@ -93,7 +98,7 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     config = config.merged(select=select, ignore=config.ignore + ignore,
                            exclude=config.exclude + exclude,
                            allow_fields=config.allow_fields + allow_field,
-                           max_file_size=max_file_size)
+                           max_file_size=max_file_size, profile=profile)
     only = None
     if changed_since:
         from skillsite.linter.gitdiff import changed_files

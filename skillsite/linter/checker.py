@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable, Iterator
 from skillsite.config import Config
 from skillsite.linter.children import die_with_parent
 from skillsite.linter.discover import Flagged, discover
-from skillsite.linter.lint import lint_document, make_problem
+from skillsite.linter.lint import active, lint_document, make_problem
 from skillsite.linter.namespaces import MARKETPLACE_FILE, PLUGIN_FILE
 from skillsite.linter.parse import read
 from skillsite.linter.rules import CORPUS, RULES
@@ -232,7 +232,7 @@ def _selected(path: str, base: Path, only: set[Path]) -> bool:
 def corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
     found: list[Problem] = []
     for rule in RULES.values():
-        if rule.scope != CORPUS or rule.check is None or not ctx.config.enabled(rule.id):
+        if rule.scope != CORPUS or rule.check is None or not active(ctx, rule):
             continue
         for path, where, message in rule.check(records, ctx):
             problem = make_problem(ctx, rule.id, path, where, message)

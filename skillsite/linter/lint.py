@@ -20,9 +20,9 @@ from skillsite.models import Document, Problem
 def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
                  message: str, severity: str | None = None) -> Problem | None:
     """A problem with its configured severity, or None when the rule is switched off."""
-    if not ctx.config.enabled(rule_id):
-        return None
     rule = RULES[rule_id]
+    if not active(ctx, rule):
+        return None
     level = ctx.config.severity.get(rule_id) or severity or rule.severity
     return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, redact(message))
 
@@ -117,8 +117,14 @@ def rule_plan(ctx: Context, kind: str) -> list[Rule]:
         plan = ctx.plans[kind] = [
             rule for rule in RULES.values()
             if rule.scope == DOCUMENT and kind in rule.formats and rule.check is not None
-            and ctx.config.enabled(rule.id) and (not rule.opt_in or ctx.config.chosen(rule.id))]
+            and active(ctx, rule)]
     return plan
+
+
+def active(ctx: Context, rule: Rule) -> bool:
+    """Whether ``rule`` runs: not ignored, and in the profile or chosen by name."""
+    return ctx.config.enabled(rule.id) and (ctx.config.chosen(rule.id)
+                                            or ctx.config.in_profile(rule.profile))
 
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

@@ -54,11 +54,37 @@ class Rule:
     opt_in: bool = False
 
     @property
+    def profile(self) -> str:
+        """The first profile that runs it: ``recommended``, ``strict`` or ``all``."""
+        return "all" if self.opt_in else STRICT_ONLY.get(self.id, ("recommended", ""))[0]
+
+    @property
+    def noise(self) -> str:
+        """What was measured on public corpora (``bench/bench_noise.py``)."""
+        return STRICT_ONLY.get(self.id, ("", NOISE.get(self.id, "")))[1]
+
+    @property
     def summary(self) -> str:
         return self.doc.split("\n", 1)[0].strip()
 
 
 RULES: dict[str, Rule] = {}
+
+#: Rules left out of ``recommended``, with what was measured: on the seven public corpora
+#: of ``bench/noise-sample.csv`` (2,170 skills) they are matters of taste, or
+#: fire on most skills of a corpus for one house style.
+STRICT_ONLY: dict[str, tuple[str, str]] = {
+    "reference-toc": ("strict", "664 findings on 7 corpora; a matter of taste for short files"),
+    "orphan-file": ("strict", "230 findings on 7 corpora; some files are used by a "
+                              "repository-level include skillsite cannot see"),
+    "body-too-long": ("strict", "44 findings on 7 corpora; a recommendation, not a rule"),
+    "trailing-whitespace": ("strict", "8 findings on 7 corpora; cosmetic"),
+    "description-keyword-stuffing": ("strict", "2 findings on 7 corpora, 1 false"),
+    "description-restates-name": ("strict", "a matter of taste"),
+    "side-effect-invocation": ("strict", "7 findings on 7 corpora; depends on intent"),
+}
+#: What was measured for rules of ``recommended`` with findings on the public corpora.
+NOISE: dict[str, str] = {}
 
 
 def _register(rule: Rule) -> Rule:
