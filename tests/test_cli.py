@@ -43,10 +43,11 @@ def test_text_format_lists_problems_then_a_summary(corpus: Path) -> None:
     code, out = run("check", "skills", "--format", "text")
     assert code == 1
     lines = out.strip().splitlines()
-    assert lines[0].startswith("skills/bad/SKILL.md:2:7: error name-directory-mismatch ")
-    assert lines[1].startswith("skills/bad/SKILL.md:2:7: error name-format ")
+    # The name problem is counted once: name-format names the folder too.
+    assert lines[0].startswith("skills/bad/SKILL.md:2:7: error name-format ")
+    assert "it must also match its folder name 'bad'" in lines[0]
     assert "skills/warned/SKILL.md:4:1: warning unknown-field" in out
-    assert lines[-1] == "Checked 3 files (3 skills): 2 errors, 1 warning."
+    assert lines[-1] == "Checked 3 files (3 skills): 1 error, 1 warning."
 
 
 def test_json_format_is_the_documented_contract(corpus: Path) -> None:
@@ -54,8 +55,10 @@ def test_json_format_is_the_documented_contract(corpus: Path) -> None:
     report = json.loads(out)
     assert code == 1
     assert report["version"] == 1
-    assert report["summary"] == {"files": 3, "skills": 3, "errors": 2, "warnings": 1}
-    first = report["problems"][1]
+    assert report["summary"] == {"files": 3, "skills": 3, "errors": 1, "warnings": 1}
+    assert set(report["trust"]) == {"skills/bad/SKILL.md", "skills/good/SKILL.md",
+                                    "skills/warned/SKILL.md"}
+    first = report["problems"][0]
     assert set(first) == {"path", "line", "column", "rule", "severity", "message"}
     assert (first["path"], first["line"], first["column"], first["rule"]) == (
         "skills/bad/SKILL.md", 2, 7, "name-format")
@@ -79,8 +82,7 @@ def test_sarif_output_validates_against_the_sarif_schema(corpus: Path) -> None:
     jsonschema.validators.validator_for(schema)(schema).validate(log)
     assert code == 1
     results = log["runs"][0]["results"]
-    assert [r["ruleId"] for r in results] == ["name-directory-mismatch", "name-format",
-                                             "unknown-field"]
+    assert [r["ruleId"] for r in results] == ["name-format", "unknown-field"]
     rule_ids = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
     assert "name-format" in rule_ids and rule_ids == sorted(rule_ids)
     region = results[0]["locations"][0]["physicalLocation"]["region"]

@@ -127,6 +127,7 @@ def test_json_clean_run() -> None:
         "version": 1,
         "summary": {"files": 1, "skills": 1, "errors": 0, "warnings": 0},
         "problems": [],
+        "trust": {},
     }
 
 

@@ -75,7 +75,8 @@ def _fix_all(paths: tuple[Path, ...], config: Config, rules: set[str] | None, dr
     from skillsite.linter.discover import discover
     from skillsite.linter.rules.context import Context
 
-    ctx = Context(config)
+    # Every fixable rule, whatever the profile: a fix is asked for by name or by "fix".
+    ctx = Context(config.merged(profile="all"))
     changed = failed = 0
     sources = [s for s in discover(list(paths), exclude=ctx.config.exclude)
                if s.kind == "skill-md"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -873,7 +873,9 @@ def test_rule(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
         case.prepare(monkeypatch)
     root = tmp_path / "corpus"
     root.mkdir()
-    result = check(write(root, case.files), config=case.config, paths=case.paths)
+    # Each rule is tried whatever its profile (opt-in rules still need naming).
+    config = replace(case.config or Config(), profile="strict")
+    result = check(write(root, case.files), config=config, paths=case.paths)
     assert found(result) == case.located()
     if case.severity:
         assert {p.severity for p in result.problems if p.rule == case.rule} == {case.severity}
@@ -895,3 +897,17 @@ def test_every_rule_has_a_failing_case() -> None:
 def test_case_ids_are_unique() -> None:
     ids = [_case_id(case) for case in CASES]
     assert len(ids) == len(set(ids))
+
+
+def test_profiles_choose_rules_and_select_ignore_apply_on_top(tmp_path: Path) -> None:
+    files = {"pdf/SKILL.md": skill_md("pdf", "allowed-tools: Bash\n", body="Text.  \nTail\t\n")}
+    root = write(tmp_path, files)
+    assert [p.rule for p in check(root).problems] == []
+    assert [p.rule for p in check(root, config=Config(profile="strict")).problems] == [
+        "trailing-whitespace"]
+    assert sorted(p.rule for p in check(root, config=Config(profile="all")).problems) == [
+        "trailing-whitespace", "unrestricted-bash"]
+    assert [p.rule for p in check(root, config=Config(select=("trailing-whitespace",))
+                                  ).problems] == ["trailing-whitespace"]
+    assert [p.rule for p in check(root, config=Config(profile="all", ignore=(
+        "trailing-whitespace", "unrestricted-bash"))).problems] == []
