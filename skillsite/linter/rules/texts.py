@@ -36,7 +36,7 @@ class Text(NamedTuple):
 
 def texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[Text]:
     """The body (or, with ``whole``, the whole file) and each bundled text file."""
-    return doc.memo(("content-texts", whole), lambda: list(_texts(doc, ctx, whole)))
+    return doc.memo(f"content-texts-{whole}", lambda: list(_texts(doc, ctx, whole)))
 
 
 def _texts(doc: Document, ctx: Context, whole: bool) -> Iterator[Text]:
