@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
+from skillsite.linter.rules import RULES
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.texts import texts
 from skillsite.models import Document, Problem
@@ -61,12 +62,23 @@ def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
            path: str) -> dict[str, Any]:
     """``{"level", "summary", "reasons", "capabilities"}`` for one skill document, shown
     at ``path``."""
-    reasons = [_reason(p) for p in problems if p.rule in RISKS]
+    reasons = [_reason(p) for p in problems if _risk(p.rule)[0]]
     reasons += _dangerous_class(doc, path)
-    level = max((RISKS[r["rule"]][0] for r in reasons), key=LEVELS.index, default=NONE)
-    reasons.sort(key=lambda r: (-LEVELS.index(RISKS[r["rule"]][0]), r["path"], r["line"]))
+    level = max((_risk(r["rule"])[0] for r in reasons), key=LEVELS.index, default=NONE)
+    reasons.sort(key=lambda r: (-LEVELS.index(_risk(r["rule"])[0]), r["path"], r["line"]))
     return {"level": level, "summary": _summary(level, reasons),
             "reasons": reasons[:MAX_REASONS], "capabilities": capabilities(doc, ctx)}
+
+
+def _risk(rule_id: str) -> tuple[str, str]:
+    """The level and words of a risk rule; any other rule of the ``security`` family is
+    one to review. ``("", "")`` for a rule that is no risk."""
+    if rule_id in RISKS:
+        return RISKS[rule_id]
+    rule = RULES.get(rule_id)
+    if rule is not None and rule.family == "security":
+        return REVIEW, f"has a {rule_id} finding"
+    return "", ""
 
 
 def _reason(problem: Problem) -> dict[str, Any]:
@@ -86,7 +98,7 @@ def _summary(level: str, reasons: list[dict[str, Any]]) -> str:
     if level == NONE:
         return "No risk found; what the skill can do is listed under capabilities."
     first = reasons[0]
-    what = RISKS[first["rule"]][1]
+    what = _risk(first["rule"])[1]
     more = len(reasons) - 1
     tail = f", and {more} more finding{'s' if more > 1 else ''}" if more else ""
     return (f"{'High risk' if level == HIGH else 'Review'}: it {what} "

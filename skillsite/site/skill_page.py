@@ -40,7 +40,7 @@ def skill_page(skill: SiteSkill, parts: list[Part], flags: list[Flag],
               block(_metadata(skill), "skillsite-meta"),
               heading(2, "Use it"), block(_use_it(skill, context), "skillsite-use")]
     if skill.trust:
-        pieces += [heading(2, "Trust"), block(_trust(skill), "skillsite-flags")]
+        pieces += [heading(2, "Trust"), block(_trust(skill, flags), "skillsite-flags")]
     if skill.problems:
         pieces += [heading(2, "Lint warnings"), block(_problems(skill), "skillsite-problems")]
     for part in parts:
@@ -103,14 +103,18 @@ def _fetch(context: PageContext, artifact: str) -> str:
     return f"curl -fsSLO {artifact}"
 
 
-def _trust(skill: SiteSkill) -> str:
-    """The level with its sentence and evidence, then the capabilities (information,
-    never flags)."""
+def _trust(skill: SiteSkill, flags: list[Flag]) -> str:
+    """The level with its sentence and evidence (and the site's own security flags, such
+    as a name a shell interprets), then the capabilities (information, never flags)."""
     trust = skill.trust
     html = f"<p><strong>{text(skill.level)}</strong>: {text(str(trust.get('summary', '')))}</p>"
+    reasons = list(trust.get("reasons", ()))
+    known = {(r.get("rule"), r.get("path"), r.get("line")) for r in reasons}
+    reasons += [{"rule": f.rule, "path": f.path, "line": f.line, "message": f.detail}
+                for f in flags if f.kind == "security" and (f.rule, f.path, f.line) not in known]
     rows = [[f"<code>{text(str(r.get('rule')))}</code>",
              f"<code>{text(str(r.get('path')))}:{text(str(r.get('line')))}</code>",
-             text(str(r.get("message", "")))] for r in trust.get("reasons", ())]
+             text(str(r.get("message", "")))] for r in reasons]
     if rows:
         html += table(("rule", "where", "evidence"), rows)
     caps = trust.get("capabilities") or {}
