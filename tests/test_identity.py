@@ -239,6 +239,36 @@ def test_git_links_and_last_changed_times(tmp_path: Path) -> None:
         {"https-repo": False, "ssh-repo": True}
 
 
+def test_git_never_runs_a_program_the_corpus_repository_configures(tmp_path: Path) -> None:
+    """A repository's own config names a signature-verifying program and asks `log` to use
+    it on a (fake) signed commit: building must not run it."""
+    repo, marker = tmp_path / "repo", tmp_path / "ran"
+    write(repo, {"skills/one/SKILL.md": skill("one", "One. Use when testing.")})
+    _git(repo, "init", "-q")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "first", when=1_700_000_000)
+    tree = subprocess.run(["git", "rev-parse", "HEAD^{tree}"], cwd=repo, check=True,
+                          capture_output=True, text=True).stdout.strip()
+    signed = (f"tree {tree}\nauthor t <t@e> 1700000000 +0000\n"
+              "committer t <t@e> 1700000000 +0000\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n"
+              " AAAA\n -----END PGP SIGNATURE-----\n\nsigned\n")
+    commit = subprocess.run(["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo,
+                            input=signed, check=True, capture_output=True, text=True)
+    _git(repo, "update-ref", "HEAD", commit.stdout.strip())
+    program = tmp_path / "verify.sh"
+    program.write_text(f"#!/bin/sh\ntouch {marker}\nexit 1\n")
+    program.chmod(0o755)
+    _git(repo, "config", "log.showSignature", "true")
+    _git(repo, "config", "gpg.program", str(program))
+    subprocess.run(["git", "log", "-1"], cwd=repo, capture_output=True)
+    assert marker.exists(), "the fixture must make plain git run the program"
+    marker.unlink()
+    build(repo, tmp_path / "dist")
+    assert not marker.exists()
+    records = catalog(tmp_path / "dist")["skills"]  # type: ignore[index]
+    assert records[0]["changed"] == "2023-11-14T22:13:20Z"  # type: ignore[index]
+
+
 def test_forges_and_a_source_url_template() -> None:
     from skillsite.builder.provenance import web_links
 

@@ -2,7 +2,8 @@
 each skill file's link at that commit and last-changed time.
 
 git runs as a program with a timeout, no terminal, no pager and settings that keep it from
-running anything the repository configures (``core.fsmonitor``, hooks); it is only asked
+running anything the repository configures (``core.fsmonitor``, hooks, signature
+verification programs); it is only asked
 to read (``rev-parse``, ``config``, ``ls-tree``, ``log``), never to look at the work tree,
 which could run a repository's filters: whether a file is modified is decided here, by
 comparing its git blob id with the commit's. Nothing here reaches the network. Each repository's history is read in one ``git log`` pass, bounded
@@ -25,7 +26,10 @@ TIMEOUT = 20.0            # seconds, per git call
 MAX_COMMITS = 20000
 LOG_BYTES = 64 * 1024 * 1024
 _SAFE = ["-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null",
-         "-c", "core.quotePath=false", "-c", "protocol.allow=never", "--no-pager"]
+         "-c", "core.quotePath=false", "-c", "protocol.allow=never",
+         # A repository's config can ask `log` to verify signatures with a program it names.
+         "-c", "log.showSignature=false", "-c", "gpg.program=false",
+         "-c", "gpg.ssh.program=false", "-c", "gpg.x509.program=false", "--no-pager"]
 _ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "true", "SSH_ASKPASS": "true",
         "GIT_OPTIONAL_LOCKS": "0", "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
         "LC_ALL": "C"}

@@ -1,5 +1,6 @@
 """Where the corpus came from: the repository and commit of a git checkout, read from
-``.git`` as files (git itself is never run on an untrusted checkout)."""
+``.git`` as files, so that rendering needs no git (the build's provenance, which does run
+git read-only, is ``skillsite/builder/provenance.py``)."""
 from __future__ import annotations
 
 import re
