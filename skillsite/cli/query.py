@@ -170,14 +170,19 @@ def _lines(value: str | None) -> tuple[int | None, int | None]:
 @click.option("--max-chars", default=4000, show_default=True, type=int,
               help="The most characters to print; a cut says so and prints a cursor.")
 @click.option("--cursor", help="Continue where the last cut read stopped.")
+@click.option("--file", "file", help="A supporting file of the skill, by its path in the "
+              "skill's folder (as `open` lists it). Example: --file references/forms.md")
 def read(dist: str, ref: str | None, section: str | None, lines: str | None, max_chars: int,
-         cursor: str | None) -> Any:
-    """Print a section, a line range or the whole body of a skill (REF).
+         cursor: str | None, file: str | None) -> Any:
+    """Print a section, a line range or the whole body of a skill (REF), or one of its
+    files. REF is a skill's id or name, or a skill:// URI (skill://pdf-forms/SKILL.md,
+    or skill://pdf-forms/references/FORMS.md for a file).
 
     \b
     Examples:
       skillsite read pdf-forms --section "Step 3: Fill"
       skillsite read pdf-forms --lines 10-40
+      skillsite read pdf-forms --file references/FORMS.md
       skillsite read --cursor <cursor from the last read>
     """
     if ref is None and cursor is None:
@@ -185,7 +190,7 @@ def read(dist: str, ref: str | None, section: str | None, lines: str | None, max
     start, end = _lines(lines)
     target: str | int | None = int(section) if section and section.isdigit() else section
     return _library(dist).read(ref, target, start_line=start, end_line=end,
-                               max_chars=max_chars, cursor=cursor)
+                               max_chars=max_chars, cursor=cursor, file=file)
 
 
 @_query_command("related")

@@ -52,6 +52,17 @@ def _open(info: Any) -> str:
 
 def _passage(passage: Any) -> str:
     text = passage.text
+    if passage.front_matter_lines:
+        first, last = passage.front_matter_lines
+        span = f"line {first} is" if first == last else f"lines {first}-{last} are"
+        text += (f"\n\n({span} the front matter, shown blank here; `skillsite open "
+                 f"{passage.name}` shows its fields)")
+    if passage.references:
+        text += "\n\nFiles it refers to ({baseDir} is the skill's folder):"
+        for reference in passage.references:
+            how = (f"skillsite read {passage.name} --file {reference.path}" if reference.exists
+                   else "not in dist/")
+            text += f"\n  {reference.text}  ->  {how}"
     if passage.cursor:
         text += f"\n\n(cursor: {passage.cursor})"
     return text

@@ -29,12 +29,13 @@ from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.serving import Serving
 from skillsite.reader.shelf import Shelf, StoredSkill
 from skillsite.reader.snapshots import Snapshots, pinned_operation
-from skillsite.reader.views import clamp, name_of_ref, one_line
+from skillsite.reader.views import clamp, name_of_ref, one_line, text_argument
 from skillsite.store.groups import GROUPS
 
 HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill's outline; "
         "read(ref, section) for one section, read(ref) for the body, cut to max_chars with a "
         "cursor to read on; related(ref) and compose(ref) for neighbours and prerequisites.")
+MAX_URI_CHARS = 1024
 
 
 class Library(Queries, Serving):
@@ -119,6 +120,28 @@ class Library(Queries, Serving):
     # -- refs ------------------------------------------------------------------------
 
     def _skill(self, ref: object) -> StoredSkill:
+        skill, file = self._skill_and_file(ref, None)
+        if file is not None:
+            raise ReaderError("invalid-argument", f"{str(ref)[:200]!r} names a file of "
+                              f"{skill.name}, not a skill; read it with `skillsite read "
+                              f"{skill.name} --file {file[:200]}` (read(ref, file=...))")
+        return skill
+
+    def _skill_and_file(self, ref: object, file: str | None) -> tuple[StoredSkill, str | None]:
+        """The skill ``ref`` names, and the file of it to read: ``file``, or the one a
+        ``skill://<skill>/<path>`` ref names (None: the skill itself)."""
+        if not self.ledger and isinstance(ref, str) and ref.startswith("skill://"):
+            from skillsite.reader.uris import parse_ref
+
+            ref, named = parse_ref(text_argument(ref, "a ref", MAX_URI_CHARS).strip(),
+                                   self.has_skill)
+            if named and file is not None and named != file:
+                raise ReaderError("invalid-argument", f"the ref names the file {named[:200]!r} "
+                                  f"and file names {file[:200]!r}; pass one of them")
+            file = file or named or None
+        return self._named(ref), file
+
+    def _named(self, ref: object) -> StoredSkill:
         name = self.ledger.consume(ref) if self.ledger else name_of_ref(ref)
         skill = self._shelf.get(name)
         if skill is None and not self.ledger:
@@ -205,13 +228,17 @@ class Library(Queries, Serving):
 
     def read(self, ref: str | None, section: str | int | None = None, *,
              start_line: int | None = None, end_line: int | None = None,
-             max_chars: int = 4000, cursor: str | None = None) -> results.Passage:
+             max_chars: int = 4000, cursor: str | None = None,
+             file: str | None = None) -> results.Passage:
         """One section (a heading, or its index from :meth:`open`), a line range, or the
-        whole body, at most ``max_chars`` characters. A cut is explicit: ``truncated``,
-        a marker counted inside ``max_chars``, and a ``cursor`` that reads on."""
+        whole body, at most ``max_chars`` characters; with ``file`` (or a
+        ``skill://<skill>/<path>`` ref), that supporting file of the skill. A cut is
+        explicit: ``truncated``, a marker counted inside ``max_chars``, and a ``cursor``
+        that reads on. ``references`` lists the text's ``{baseDir}/...`` paths as refs."""
         from skillsite.reader.reading import read_passage
 
-        return read_passage(self, ref, section, start_line, end_line, max_chars, cursor)
+        return read_passage(self, ref, section, start_line, end_line, max_chars, cursor,
+                            file)
 
     def related(self, ref: str, limit: int = 10) -> results.Related:
         """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,

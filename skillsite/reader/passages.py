@@ -36,7 +36,8 @@ class Cut:
 
 @dataclass(frozen=True)
 class Position:
-    """Where a read resumes: ``mode`` is "body", "section" or "lines"."""
+    """Where a read resumes: ``mode`` is "body", "section", "lines" or "file" (a
+    supporting file, ``file`` its path in the skill's folder; ``version`` its sha256)."""
 
     name: str
     version: str
@@ -44,12 +45,15 @@ class Position:
     at: int              # offset into body / section text, or the next line
     section: int = -1
     end: int = 0         # the last line of a line range
+    file: str = ""
 
     def encode(self, key: bytes | None = None) -> str:
         """The cursor text; with ``key``, signed (``<payload>.<mac>``) so that only a
         cursor this key issued decodes."""
-        blob = json.dumps([self.name, self.version, self.mode, self.at, self.section,
-                           self.end], separators=(",", ":")).encode("utf-8")
+        fields = [self.name, self.version, self.mode, self.at, self.section, self.end]
+        if self.file:
+            fields.append(self.file)
+        blob = json.dumps(fields, separators=(",", ":")).encode("utf-8")
         payload = _b64(blob)
         return payload if key is None else f"{payload}.{_mac(key, payload)}"
 
@@ -66,14 +70,16 @@ class Position:
             raise bad
         try:
             blob = base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4))
-            name, version, mode, at, section, end = json.loads(blob)
+            name, version, mode, at, section, end, *rest = json.loads(blob)
         except (ValueError, TypeError, binascii.Error):
             raise bad from None
-        if not (isinstance(name, str) and isinstance(version, str) and mode in
-                ("body", "section", "lines") and all(isinstance(v, int) and v >= -1
-                                                     for v in (at, section, end))):
+        file = rest[0] if len(rest) == 1 else None if rest else ""
+        if not (isinstance(name, str) and isinstance(version, str) and isinstance(file, str)
+                and mode in ("body", "section", "lines", "file") and (mode == "file") == bool(file)
+                and all(isinstance(v, int) and not isinstance(v, bool) and v >= -1
+                        for v in (at, section, end))):
             raise bad
-        return cls(name, version, mode, at, section, end)
+        return cls(name, version, mode, at, section, end, file)
 
 
 def _b64(data: bytes) -> str:
@@ -162,6 +168,16 @@ def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int,
     last_line = end if stop >= len(text) else start + text.count("\n", 0, max(stop - 1, at))
     return _result(shown, start + text.count("\n", 0, at), last_line, stop, len(text),
                    position, key)
+
+
+def read_text(text: str, position: Position, budget: int, key: bytes | None = None) -> Cut:
+    """A supporting file's ``text`` from ``position.at``, its lines counted in the file."""
+    stop, shown = _cut(text, position.at, budget, boundaries=())
+    first = 1 + text.count("\n", 0, position.at)
+    last = first + text.count("\n", position.at, max(stop - 1, position.at))
+    return _result(shown, first, last, stop, len(text),
+                   Position(position.name, position.version, "file", stop, file=position.file),
+                   key)
 
 
 def _result(shown: str, first: int, last: int, stop: int, total: int,

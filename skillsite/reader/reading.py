@@ -6,6 +6,12 @@ from typing import TYPE_CHECKING
 
 from skillsite.reader import passages
 from skillsite.reader.errors import ReaderError
+from skillsite.reader.file_passages import (
+    file_text,
+    front_matter_lines,
+    references,
+    start_of_file,
+)
 from skillsite.reader.passages import Cut, Position
 from skillsite.reader.results import Passage
 from skillsite.reader.shelf import StoredSkill
@@ -16,14 +22,21 @@ if TYPE_CHECKING:
 
 def read_passage(library: Library, ref: str | None, section: str | int | None,
                  start_line: int | None, end_line: int | None, max_chars: int,
-                 cursor: str | None) -> Passage:
+                 cursor: str | None, file: str | None = None) -> Passage:
     budget = passages.clamp_chars(max_chars)
     ledger = library.ledger
     key = ledger.cursor_key if ledger else None
     position = Position.decode(cursor, key) if cursor is not None else None
     if ref is None and position is not None and not library.safe:
         ref = position.name
-    skill = library._skill(ref)
+    skill, file = library._skill_and_file(ref, file)
+    if position is not None and position.mode == "file" and file is None:
+        file = position.file
+    if file is not None:
+        if section is not None or start_line is not None or end_line is not None:
+            raise ReaderError("invalid-argument", "a file is read whole, with max_chars and "
+                              "a cursor; pass no section or line range with it")
+        library._refuse_in_safe_mode("read of a file")
     budget = library.budget.allowance(skill.name, budget)
     if ledger:
         budget = min(budget, ledger.policy.read_chars,
@@ -31,16 +44,37 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
     if budget < passages.MIN_CHARS:
         raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
                           "session's budget, too few for a read", budget="characters")
-    if position is not None:
+    if file is not None:
+        cut, heading = _file(library, skill, file, position, budget, key), None
+    elif position is not None:
         cut, heading = _resume(skill, position, budget, key)
     else:
         cut, heading = _fresh(library, skill, section, start_line, end_line, budget, key)
     if ledger:
         ledger.charge("read", len(cut.text))
     library.budget.charge(skill.name, len(cut.text))
+    lines_read = file is None and (start_line is not None or end_line is not None
+                                   or (position is not None and position.mode == "lines"))
     return Passage(ref=library._ref(skill.name), name=skill.name, section=heading,
                    start_line=cut.start_line, end_line=cut.end_line, text=cut.text,
-                   chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor)
+                   chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor,
+                   file=file, references=() if library.safe else references(skill, cut.text),
+                   front_matter_lines=front_matter_lines(library._shelf, skill, cut.start_line,
+                                                         cut.end_line) if lines_read else None)
+
+
+def _file(library: Library, skill: StoredSkill, path: str, position: Position | None,
+          budget: int, key: bytes | None) -> Cut:
+    text, sha256 = file_text(library._shelf, skill, path)
+    if position is None:
+        position = start_of_file(skill, path, sha256)
+    elif position.mode != "file" or position.file != path or position.name != skill.name:
+        raise ReaderError("invalid-argument", "this cursor belongs to another read; pass "
+                          "the ref and file it came with, or the cursor alone")
+    elif position.version != sha256:
+        raise ReaderError("invalid-argument", f"{skill.name}/{path[:200]} changed since this "
+                          "cursor was made (dist/ was rebuilt); read it again without a cursor")
+    return passages.read_text(text, position, budget, key)
 
 
 def _fresh(library: Library, skill: StoredSkill, section: str | int | None,

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from skillsite.reader.results.catalog import Context, FileInfo, NamePage, Prompt, TagCount
     from skillsite.reader.results.graph import Compact, Composition, Neighbour, Related
     from skillsite.reader.results.outline import Heading, SkillInfo, Warning
-    from skillsite.reader.results.passage import Passage
+    from skillsite.reader.results.passage import FileRef, Passage
     from skillsite.reader.results.search import Candidate, SearchResult
 
 #: Result name -> the module that defines it.
@@ -28,6 +28,7 @@ MODULES: dict[str, str] = {
     "Warning": "outline",
     "SkillInfo": "outline",
     "Passage": "passage",
+    "FileRef": "passage",
     "Neighbour": "graph",
     "Related": "graph",
     "Compact": "graph",
@@ -44,6 +45,7 @@ __all__ = [
     "Composition",
     "Context",
     "FileInfo",
+    "FileRef",
     "Heading",
     "NamePage",
     "Neighbour",

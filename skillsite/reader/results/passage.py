@@ -7,6 +7,16 @@ from skillsite.reader.results.base import Result
 
 
 @dataclass(frozen=True)
+class FileRef(Result):
+    """A ``{baseDir}/<path>`` reference in a passage, as a ref to the skill's file."""
+
+    text: str               # as written: "{baseDir}/references/forms.md"
+    path: str               # relative to the skill's folder: "references/forms.md"
+    ref: str                # skill://<skill>/<path>, which read accepts
+    exists: bool            # whether dist/ holds that file
+
+
+@dataclass(frozen=True)
 class Passage(Result):
     """Text read from a skill (:meth:`Library.read`)."""
 
@@ -19,3 +29,8 @@ class Passage(Result):
     chars: int
     truncated: bool
     cursor: str | None      # pass it back to read on; None when nothing is left
+    file: str | None = None     # the supporting file read, None for the skill's body
+    references: tuple[FileRef, ...] = ()
+    #: The lines of this passage that are the SKILL.md's front matter, which the body
+    #: does not hold and which read shows blank ([first, last]); None when none are.
+    front_matter_lines: tuple[int, int] | None = None
