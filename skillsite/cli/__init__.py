@@ -59,6 +59,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("serve", "serve"),
     **{name: ("query", attribute) for name, attribute in (
         ("search", "search"), ("recommend", "recommend"), ("open", "open_"),
-        ("read", "read"), ("related", "related"), ("compose", "compose"),
+        ("read", "read"), ("resolve", "resolve"), ("related", "related"), ("compose", "compose"),
         ("context", "context"), ("prompt", "prompt"), ("verify", "verify"))},
 }

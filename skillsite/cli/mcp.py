@@ -1,6 +1,7 @@
 """``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,8 @@ import click
 from skillsite.errors import SkillsiteError
 
 SESSIONS_PER_CLIENT = 4  # open MCP sessions allowed per --max-clients
+# MCP tool names are 1-128 of these characters; a prefix leaves room for the operation.
+TOOL_PREFIX = re.compile(r"[A-Za-z0-9_.\-]{0,64}")
 
 if TYPE_CHECKING:
     from skillsite.reader import Library
@@ -39,12 +42,16 @@ if TYPE_CHECKING:
 @click.option("--max-clients", type=click.IntRange(min=1), default=256, show_default=True,
               help="Clients (MCP sessions) holding budgets at once; one more is refused "
                    "with too-many-clients until a session ends or stays idle for an hour.")
+@click.option("--tool-prefix", default="", metavar="PREFIX",
+              help="Put PREFIX before every tool's name, so that a client that already has "
+                   "a search tool can hold these too (letters, digits, _ . -). Example: "
+                   "--tool-prefix skills_ (skills_search, skills_read, ...)")
 @click.option("--safe", is_flag=True,
               help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
                    "no raw paths or whole bodies (so no resources or skills/list).")
 def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         allow_origins: tuple[str, ...], max_skills: int, max_chars: int, max_clients: int,
-        safe: bool) -> None:
+        tool_prefix: str, safe: bool) -> None:
     """Serve DIST to coding agents over the Model Context Protocol.
 
     One tool per reader operation (context, search, recommend, open, read, related,
@@ -66,6 +73,10 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         parse_address,
     )
 
+    if not TOOL_PREFIX.fullmatch(tool_prefix):
+        raise click.BadParameter(f"{tool_prefix[:80]!r} is not a tool-name prefix: use at "
+                                 "most 64 letters, digits, _, . and -, e.g. skills_",
+                                 param_hint="--tool-prefix")
     try:
         where = parse_address(address) if address else None
         security = http_security(where[0], allow_hosts, allow_origins) if where else None
@@ -78,7 +89,7 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
     warm_up(library)
-    server = create_server(library)
+    server = create_server(library, tool_prefix=tool_prefix)
     if where is None or security is None:
         click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
         serve_stdio(server)

@@ -193,6 +193,28 @@ def read(dist: str, ref: str | None, section: str | None, lines: str | None, max
                                max_chars=max_chars, cursor=cursor, file=file)
 
 
+@_query_command("resolve")
+@click.argument("ref")
+@click.argument("args", nargs=-1)
+@click.option("--max-chars", default=12000, show_default=True, type=int,
+              help="The most characters of the template to print; a cut prints a cursor.")
+@click.option("--cursor", help="Continue where the last cut resolve stopped (pass the "
+              "same REF and ARGS).")
+def resolve(dist: str, ref: str, args: tuple[str, ...], max_chars: int,
+            cursor: str | None) -> Any:
+    """Print REF as a local SKILL.md: its front matter and its body with ARGS rendered in
+    ({{args}}, {{argv}}, {{arg1}}; $ARGUMENTS, $ARGUMENTS[N], $N). Nothing is installed or
+    run. Put -- before ARGS that start with a dash.
+
+    \b
+    Examples:
+      skillsite resolve changelog-writer v1.2.0
+      skillsite resolve pdf-forms form.pdf --json
+      skillsite resolve git-bisect -- --first-parent
+    """
+    return _library(dist).resolve(ref, list(args), max_chars=max_chars, cursor=cursor)
+
+
 @_query_command("related")
 @click.argument("ref")
 @click.option("-n", "--limit", default=10, show_default=True, type=int, help="How many (1-50).")

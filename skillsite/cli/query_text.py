@@ -68,6 +68,13 @@ def _passage(passage: Any) -> str:
     return text
 
 
+def _resolved(result: Any) -> str:
+    text = f"---\n{result.front_matter}---\n\n{result.template}"
+    if result.cursor:
+        text += f"\n\n(cursor: {result.cursor}; pass the same arguments with it)"
+    return text
+
+
 def _related(result: Any) -> str:
     if not result.results:
         return f"No skills are related to {result.name}."
@@ -108,4 +115,4 @@ def _prompt(prompt: Any) -> str:
 
 _RENDERERS = {"SearchResult": _search, "SkillInfo": _open, "Passage": _passage,
               "Related": _related, "Composition": _composition, "Context": _context,
-              "Prompt": _prompt}
+              "Prompt": _prompt, "Resolved": _resolved}

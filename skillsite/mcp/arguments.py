@@ -48,8 +48,9 @@ class ToolArguments:
     """Adds ``outputSchema`` to ``tools/list``, and refuses a ``tools/call`` whose
     arguments fail the tool's parameters with the reader's error JSON."""
 
-    def __init__(self, tools: list[Callable[..., Any]]) -> None:
-        self.models = {tool.__name__: arguments_model(tool) for tool in tools}
+    def __init__(self, tools: list[Callable[..., Any]], prefix: str = "") -> None:
+        self.prefix = prefix
+        self.models = {prefix + tool.__name__: arguments_model(tool) for tool in tools}
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any],
                        call_next: CallNext) -> HandlerResult:
@@ -83,7 +84,8 @@ class ToolArguments:
             name = tool.get("name") if isinstance(tool, dict) else tool.name
             if name not in self.models:
                 continue
+            schema = output_schema(name[len(self.prefix):])
             if isinstance(tool, dict):
-                tool["outputSchema"] = output_schema(name)
+                tool["outputSchema"] = schema
             else:
-                tool.output_schema = output_schema(name)
+                tool.output_schema = schema

@@ -15,7 +15,9 @@ safe-mode counts and refs (the reader's ``Library.client``).
   ``server/discover`` so that a client negotiating automatically falls back to the
   handshake and gets a session.
 
-A Library without budgets needs no client: every request goes straight through.
+A Library without budgets needs no client ledger, but each client (session) still has
+its own retrieval counters (``context`` reports them): kept in the session's own state,
+they end with it.
 """
 from __future__ import annotations
 
@@ -29,11 +31,13 @@ from mcp_types import INVALID_REQUEST, METHOD_NOT_FOUND
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from skillsite.reader import Library, ReaderError
+from skillsite.reader.retrieval import Retrieval
 
 LOCAL = "local"
 BUDGETED = frozenset({"tools/call", "resources/read"})
-SPENDING_TOOLS = frozenset({"read", "use_skill"})  # outside safe mode; resources/read too
+SPENDING_TOOLS = frozenset({"read", "resolve", "use_skill"})  # and resources/read
 FORGET_REGISTERED = "skillsite.forget-registered"
+RETRIEVAL = "skillsite.retrieval"
 NO_SESSION = ("this server keeps budgets per MCP session, and this request, which spends one, "
               "belongs to none "
               "(a 2026-07-28 single-exchange request, or a stateless server): connect with "
@@ -58,13 +62,18 @@ class ClientBudgets:
     """Server middleware: names the client of each tool call and resource read, and runs
     the request with that client's view of the Library."""
 
-    def __init__(self, library: Library) -> None:
+    def __init__(self, library: Library, tool_prefix: str = "") -> None:
         self.library = library
+        self.spending = frozenset(tool_prefix + name for name in SPENDING_TOOLS)
+        self.local_retrieval = Retrieval()
 
     async def __call__(self, ctx: ServerRequestContext[Any, Any],
                        call_next: CallNext) -> HandlerResult:
         if not self.library.limited:
-            return await call_next(ctx)
+            if ctx.method not in BUDGETED:
+                return await call_next(ctx)
+            return await self._run_as(self.library.counting(self._retrieval(ctx)), ctx,
+                                      call_next)
         if ctx.method == "server/discover" and ctx.request is not None:
             raise MCPError(code=METHOD_NOT_FOUND, message=NO_SESSION)
         if ctx.method not in BUDGETED:
@@ -81,18 +90,38 @@ class ClientBudgets:
                 raise MCPError(code=INVALID_REQUEST, message=NO_SESSION)
             else:
                 view = self.library  # touches no budget: the same for every client
-            token = _current.set(view)
-            try:
-                return await call_next(ctx)
-            finally:
-                _current.reset(token)
+            return await self._run_as(view.counting(self._retrieval(ctx)), ctx, call_next)
+
+    @staticmethod
+    async def _run_as(view: Library, ctx: ServerRequestContext[Any, Any],
+                      call_next: CallNext) -> HandlerResult:
+        token = _current.set(view)
+        try:
+            return await call_next(ctx)
+        finally:
+            _current.reset(token)
+
+    def _retrieval(self, ctx: ServerRequestContext[Any, Any]) -> Retrieval:
+        """The retrieval counters of the request's client: its session's (kept in the
+        session's state, so they end with it), the one local client's, or fresh ones for
+        a request without a session."""
+        if ctx.request is None:
+            return self.local_retrieval
+        connection = getattr(ctx.session, "_connection", None)
+        state = getattr(connection, "state", None)
+        if not isinstance(state, dict):
+            return Retrieval()
+        counters = state.get(RETRIEVAL)
+        if counters is None:
+            counters = state[RETRIEVAL] = Retrieval()
+        return counters  # type: ignore[no-any-return]
 
     def spends_budget(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         """Whether the request spends a client's budget: every tool in safe mode (each
         answer spends window counts and issues refs), else a body or a file."""
         if self.library.safe or ctx.method == "resources/read":
             return True
-        return (ctx.params or {}).get("name") in SPENDING_TOOLS
+        return (ctx.params or {}).get("name") in self.spending
 
     def _key(self, ctx: ServerRequestContext[Any, Any]) -> str | None:
         """The client's key; None for an HTTP request without a session."""

@@ -19,14 +19,15 @@ CACHE_TTL_MS = 24 * 60 * 60 * 1000
 
 GUIDE = """\
 This server is a library of agent skills. Never try to load the whole catalog.
-1. search(query) returns compact candidates (ref, name, description, tags); never bodies.
-2. open(ref) returns one skill's headings with their sizes, links, depends_on and files.
-3. read(ref, section="<heading>") returns that one section, bounded by max_chars; when the
-   result says truncated, call read again with its cursor.
-Also: recommend(task) ranks skills for a task, related(ref) and compose(ref) give neighbours
-and one level of prerequisites, context() gives counts and tags, prompt() a bounded listing.
+1. {p}search(query) returns compact candidates (ref, name, description, tags); never bodies.
+2. {p}open(ref) returns one skill's headings with their sizes, links, depends_on and files.
+3. {p}read(ref, section="<heading>") returns that one section, bounded by max_chars; when the
+   result says truncated, call {p}read again with its cursor.
+Also: {p}recommend(task) ranks skills for a task, {p}related(ref) and {p}compose(ref) give
+neighbours and one level of prerequisites, {p}context() gives counts, tags and this
+session's calls, {p}prompt() a bounded listing.
 Results are JSON. If the server keeps budgets (distinct skills and characters served to
-each client, an MCP session), context() shows yours.
+each client, an MCP session), {p}context() shows yours.
 """
 
 SAFE_GUIDE = """
@@ -37,27 +38,30 @@ FILES_GUIDE = """
 Each skill's files are also resources: resources/list lists every skill://<name>/SKILL.md,
 and skill://<name>/<path> reads a supporting file; skills/list gives each skill's files
 with digests, and resources/directory/read a folder's (the io.modelcontextprotocol/skills
-extension). use_skill(name) returns a skill's whole body."""
+extension). {p}use_skill(name) returns a skill's whole body; {p}resolve(ref, args) the skill
+as a local SKILL.md with its arguments rendered in."""
 
 
-def create_server(library: Library, *, page_size: int = PAGE_SIZE) -> MCPServer:
+def create_server(library: Library, *, page_size: int = PAGE_SIZE,
+                  tool_prefix: str = "") -> MCPServer:
     """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
     skills/list would hand out raw paths and whole bodies, which safe mode never does.
-    ``page_size`` is the number of skills per skills/list and resources/list page."""
+    ``page_size`` is the number of skills per skills/list and resources/list page;
+    ``tool_prefix`` is put before every tool's name (``skills_search``)."""
     safe = library.safe
     hint = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
     skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
     server = MCPServer(
         "skillsite",
-        instructions=GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE),
+        instructions=(GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE)).format(p=tool_prefix),
         version=_version(),
         extensions=[] if safe else [skills],
         cache_hints={"tools/list": hint, "resources/list": hint,
                      "resources/templates/list": hint, "resources/read": hint},
         log_level="WARNING",
     )
-    server.middleware.append(ClientBudgets(library))
-    register_tools(server, library)
+    server.middleware.append(ClientBudgets(library, tool_prefix))
+    register_tools(server, library, tool_prefix)
     if not safe:
         register_resources(server, library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
         server.middleware.append(LegacyDeclaration())

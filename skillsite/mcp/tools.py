@@ -6,6 +6,7 @@ Plain ``def`` tools run on the SDK's worker threads; the Library is safe there. 
 runs on the Library as its client sees it (``clients.current``): that client's budgets."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Annotated, Any, Callable, Literal
 
@@ -20,8 +21,8 @@ from skillsite.reader import Library, ReaderError
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-Ref = Annotated[str, Field(min_length=1, max_length=512,
-                           description="A skill's name, skill:<name>, or a ref from a result")]
+Ref = Annotated[str, Field(min_length=1, max_length=512, description=(
+    "A skill's id or name, skill:<name>, a skill:// URI, or a ref from a result"))]
 Query = Annotated[str, Field(max_length=2000,
                              description="Words to look for; empty lists skills A-Z")]
 Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
@@ -50,16 +51,19 @@ def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> CallTool
                           structured_content=shape)
 
 
-def register_tools(server: MCPServer, library: Library) -> None:
+def register_tools(server: MCPServer, library: Library, prefix: str = "") -> None:
     """Register every reader operation on ``server`` as a read-only tool that declares the
-    JSON Schema of its result, and check every call's arguments before it runs."""
-    tools = _tools(library)
+    JSON Schema of its result, and check every call's arguments before it runs. Each
+    tool's name is ``prefix`` + the operation (``skills_search`` for ``skills_``), so that
+    a client that already has a ``search`` tool can hold these too."""
+    tools = _tools(library, prefix)
     for tool in tools:
-        server.add_tool(tool, annotations=READ_ONLY, structured_output=False)
-    server.middleware.append(ToolArguments(tools))
+        server.add_tool(tool, name=prefix + tool.__name__, annotations=READ_ONLY,
+                        structured_output=False)
+    server.middleware.append(ToolArguments(tools, prefix))
 
 
-def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
+def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolResult]]:
     def context() -> CallToolResult:
         """Counts (skills, per format), tags with counts, artifact version and build time,
         and a hint on how to use the other tools. Call it first if unsure."""
@@ -101,12 +105,29 @@ def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
              start_line: Annotated[int | None, Field(ge=1)] = None,
              end_line: Annotated[int | None, Field(ge=1)] = None,
              max_chars: Annotated[int, Field(ge=200, le=20000)] = 4000,
-             cursor: Annotated[str | None, Field(max_length=512)] = None) -> CallToolResult:
+             cursor: Annotated[str | None, Field(max_length=512)] = None,
+             file: Annotated[str | None, Field(min_length=1, max_length=1024)] = None
+             ) -> CallToolResult:
         """Read one section (its heading, or its index from open), a line range, or the
-        whole body, at most max_chars. A cut is explicit: truncated is true, and passing
-        its cursor back continues where it stopped."""
+        whole body, at most max_chars; or, with file (a path that open lists), one of the
+        skill's files. A cut is explicit: truncated is true, and passing its cursor back
+        continues where it stopped. references lists the {baseDir}/... files the text
+        names, each with a ref that read takes."""
         return answer(current(library).read, ref, section, start_line=start_line,
-                      end_line=end_line, max_chars=max_chars, cursor=cursor)
+                      end_line=end_line, max_chars=max_chars, cursor=cursor, file=file)
+
+    def resolve(ref: Ref,
+                args: Annotated[list[Annotated[str, Field(max_length=2000)]], Field(
+                    max_length=50, description="The skill's arguments, in order")] | None = None,
+                max_chars: Annotated[int, Field(ge=200, le=20000)] = 12000,
+                cursor: Annotated[str | None, Field(max_length=512)] = None
+                ) -> CallToolResult:
+        """A skill as a local SKILL.md: its metadata and front matter, and its body as a
+        template with args rendered in ({{args}}, {{argv}}, {{arg1}}; $ARGUMENTS,
+        $ARGUMENTS[N], $N). Nothing is installed or run. When truncated, pass the cursor
+        back with the same args to read on."""
+        return answer(current(library).resolve, ref, args or [], max_chars=max_chars,
+                      cursor=cursor)
 
     def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> CallToolResult:
         """Skills related by links, shared tags and dependencies, each with its reason."""
@@ -123,7 +144,8 @@ def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
                max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> CallToolResult:
         """A listing of skills (the given refs, or the catalog) for a system prompt, at
         most max_chars; it says what it left out."""
-        return answer(current(library).prompt, refs, style=style, max_chars=max_chars)
+        return answer(_naming(current(library).prompt, prefix), refs, style=style,
+                      max_chars=max_chars)
 
     def use_skill(name: Ref,
                   max_chars: Annotated[int, Field(ge=200, le=20000)] = 20000,
@@ -135,4 +157,17 @@ def _tools(library: Library) -> list[Callable[..., CallToolResult]]:
 
     tools: list[Callable[..., CallToolResult]] = [
         context, search, recommend, open, read, related, compose, prompt]
-    return tools if library.safe else [*tools, use_skill]
+    return tools if library.safe else [*tools, resolve, use_skill]
+
+
+def _naming(prompt: Callable[..., Any], prefix: str) -> Callable[..., Any]:
+    """``prompt`` whose markdown preamble names the tool by the name this server gives it
+    (``skills_use_skill`` under ``--tool-prefix skills_``)."""
+    if not prefix:
+        return prompt
+
+    def renamed(*args: Any, **kwargs: Any) -> Any:
+        result = prompt(*args, **kwargs)
+        text = result.text.replace("`use_skill`", f"`{prefix}use_skill`")
+        return dataclasses.replace(result, text=text, chars=len(text))
+    return renamed

@@ -13,7 +13,7 @@ import copy
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,10 +25,11 @@ from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder, risk_of
 from skillsite.reader.neighbours import Graph
 from skillsite.reader.querying import Queries
+from skillsite.reader.retrieval import Retrieval
 from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.serving import Serving
 from skillsite.reader.shelf import Shelf, StoredSkill
-from skillsite.reader.snapshots import Snapshots, pinned_operation
+from skillsite.reader.snapshots import Snapshots, counted, pinned_operation
 from skillsite.reader.views import clamp, name_of_ref, one_line, text_argument
 from skillsite.store.groups import GROUPS
 
@@ -77,6 +78,8 @@ class Library(Queries, Serving):
         idle = self.ledger.policy.window if self.ledger else 3600
         self._clients = Clients(self._fresh_budgets, max_clients=max_clients,
                                 idle_seconds=idle)
+        #: This caller's retrieval counters (context reports them); see :meth:`counting`.
+        self.retrieval = Retrieval()
 
     def _fresh_budgets(self) -> tuple[Budget, SafeLedger | None]:
         max_skills, max_chars, policy = self._limits
@@ -98,6 +101,18 @@ class Library(Queries, Serving):
             yield view
         finally:
             self._clients.release(entry)
+
+    def counting(self, retrieval: Retrieval) -> Library:
+        """This Library with its calls counted in ``retrieval`` (a face keeps one per
+        client: the MCP server, one per session)."""
+        view = copy.copy(self)
+        view.retrieval = retrieval
+        return view
+
+    def _charge(self, name: str, chars: int) -> None:
+        """``chars`` characters of skill ``name`` were served: the budget and counters."""
+        self.budget.charge(name, chars)
+        self.retrieval.served(chars)
 
     def forget_client(self, key: str) -> None:
         """Drop client ``key``'s budgets and refs (it has gone, e.g. its session closed)."""
@@ -192,6 +207,7 @@ class Library(Queries, Serving):
             skillsite_version=str(manifest.get("skillsite_version", "")),
             build_time=str(manifest.get("build_time", "")),
             index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets, hint=HINT,
+            retrieval=self.retrieval.to_dict(),
             plugins=tuple(groups.get("plugins", ())),
             collections=tuple(groups.get("collections", ())))
 
@@ -239,6 +255,17 @@ class Library(Queries, Serving):
 
         return read_passage(self, ref, section, start_line, end_line, max_chars, cursor,
                             file)
+
+    def resolve(self, ref: str | None, args: str | Sequence[str] | None = None, *,
+                max_chars: int = 12_000, cursor: str | None = None) -> results.Resolved:
+        """The skill as a local SKILL.md: its metadata, its front matter and its body as a
+        template with ``args`` rendered in (Mini-A's ``{{args}}``, ``{{argv}}``,
+        ``{{arg1}}``; Claude Code's ``$ARGUMENTS``, ``$ARGUMENTS[N]``, ``$N``), at most
+        ``max_chars`` with ``truncated`` and a ``cursor`` (pass the same ``args`` with it).
+        Never installs or runs anything; not in safe mode."""
+        from skillsite.reader.resolving import resolve_skill
+
+        return resolve_skill(self, ref, args, max_chars, cursor)
 
     def related(self, ref: str, limit: int = 10) -> results.Related:
         """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,
@@ -314,9 +341,10 @@ class Library(Queries, Serving):
 # Every public operation answers from one build, even while a new one is swapped in; those
 # that spend a client's budgets run one at a time per client (skillsite.reader.clients).
 for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
-                   "recommend", "related", "search", "skill_file", "skill_files", "verify"):
-    _pinned = pinned_operation(getattr(Library, _operation))
-    if _operation in ("read", "skill_file"):
+                   "recommend", "related", "resolve", "search", "skill_file", "skill_files",
+                   "verify"):
+    _pinned = counted(_operation, pinned_operation(getattr(Library, _operation)))
+    if _operation in ("read", "resolve", "skill_file"):
         _pinned = one_at_a_time(_pinned)
     elif _operation in ("compose", "open", "recommend", "related", "search"):
         _pinned = one_at_a_time(_pinned, safe_only=True)

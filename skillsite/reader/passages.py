@@ -75,7 +75,7 @@ class Position:
             raise bad from None
         file = rest[0] if len(rest) == 1 else None if rest else ""
         if not (isinstance(name, str) and isinstance(version, str) and isinstance(file, str)
-                and mode in ("body", "section", "lines", "file") and (mode == "file") == bool(file)
+                and mode in ("body", "section", "lines", "file", "template") and (mode == "file") == bool(file)
                 and all(isinstance(v, int) and not isinstance(v, bool) and v >= -1
                         for v in (at, section, end))):
             raise bad
@@ -171,12 +171,14 @@ def read_lines(skill: StoredSkill, start: int, end: int, at: int, budget: int,
 
 
 def read_text(text: str, position: Position, budget: int, key: bytes | None = None) -> Cut:
-    """A supporting file's ``text`` from ``position.at``, its lines counted in the file."""
+    """``text`` (a supporting file, a rendered template) from ``position.at``, its lines
+    counted from 1; the cursor keeps ``position``'s mode and file."""
     stop, shown = _cut(text, position.at, budget, boundaries=())
     first = 1 + text.count("\n", 0, position.at)
     last = first + text.count("\n", position.at, max(stop - 1, position.at))
     return _result(shown, first, last, stop, len(text),
-                   Position(position.name, position.version, "file", stop, file=position.file),
+                   Position(position.name, position.version, position.mode, stop,
+                            file=position.file),
                    key)
 
 

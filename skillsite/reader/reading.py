@@ -52,7 +52,7 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
         cut, heading = _fresh(library, skill, section, start_line, end_line, budget, key)
     if ledger:
         ledger.charge("read", len(cut.text))
-    library.budget.charge(skill.name, len(cut.text))
+    library._charge(skill.name, len(cut.text))
     lines_read = file is None and (start_line is not None or end_line is not None
                                    or (position is not None and position.mode == "lines"))
     return Passage(ref=library._ref(skill.name), name=skill.name, section=heading,

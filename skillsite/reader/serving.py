@@ -32,6 +32,9 @@ class Serving:
     def _refuse_in_safe_mode(self, operation: str) -> None:
         raise NotImplementedError
 
+    def _charge(self, name: str, chars: int) -> None:
+        raise NotImplementedError
+
     def prompt(self, refs: Sequence[str] | None = None, style: str = "xml",
                max_chars: int | None = None, *, location_root: str | None = None) -> results.Prompt:
         """The skills block of a system prompt: ``xml`` as skills-ref's ``to-prompt``,
@@ -74,7 +77,7 @@ class Serving:
                               "than this session's character budget has left",
                               budget="characters", used=self.budget.served,
                               limit=self.budget.max_chars)
-        self.budget.charge(skill.name, size)
+        self._charge(skill.name, size)
         return data
 
     def has_skill(self, skill_id: str) -> bool:

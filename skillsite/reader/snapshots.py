@@ -103,3 +103,12 @@ def pinned_operation(method: F) -> F:
     def run(self: Any, *args: Any, **kwargs: Any) -> Any:
         return self._snapshots.run(lambda: method(self, *args, **kwargs))
     return run  # type: ignore[return-value]
+
+
+def counted(operation: str, method: F) -> F:
+    """Count each call of a Library method in its caller's retrieval counters."""
+    @functools.wraps(method)
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self.retrieval.count(operation)
+        return method(self, *args, **kwargs)
+    return run  # type: ignore[return-value]

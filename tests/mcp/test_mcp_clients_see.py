@@ -139,6 +139,8 @@ CALLS: list[tuple[str, dict[str, Any], Callable[[Path], Any] | None]] = [
     ("compose", {"ref": "pdf-forms"}, None),
     ("prompt", {"style": "markdown"}, None),
     ("use_skill", {"name": "pdf-forms"}, None),
+    ("resolve", {"ref": "pr-review", "args": ["1234"]},
+     lambda dist: cli_json(dist, "resolve", "pr-review", "1234")),
 ]
 
 
@@ -165,6 +167,8 @@ async def test_every_tool_declares_its_output_and_returns_it_structured(dist: Pa
     ("open", {}, "ref"),
     ("compose", {"ref": "pdf-forms", "limit": 0}, "limit"),
     ("prompt", {"style": "html"}, "style"),
+    ("resolve", {"ref": "pr-review", "args": ["x"] * 51}, "args"),
+    ("read", {"ref": "pdf-forms", "file": ""}, "file"),
 ])
 async def test_bad_arguments_answer_with_the_readers_error_json(
         dist: Path, tool: str, arguments: dict[str, Any], argument: str) -> None:

@@ -15,7 +15,7 @@ from skillsite.reader import Budget, Library
 
 pytestmark = pytest.mark.anyio
 TOOLS = {"context", "search", "recommend", "open", "read", "related", "compose", "prompt",
-         "use_skill"}
+         "resolve", "use_skill"}
 
 
 @pytest.fixture(params=["direct", "legacy"])

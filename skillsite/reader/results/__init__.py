@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from skillsite.reader.results.graph import Compact, Composition, Neighbour, Related
     from skillsite.reader.results.outline import Heading, SkillInfo, Warning
     from skillsite.reader.results.passage import FileRef, Passage
+    from skillsite.reader.results.resolved import Resolved
     from skillsite.reader.results.search import Candidate, SearchResult
 
 #: Result name -> the module that defines it.
@@ -29,6 +30,7 @@ MODULES: dict[str, str] = {
     "SkillInfo": "outline",
     "Passage": "passage",
     "FileRef": "passage",
+    "Resolved": "resolved",
     "Neighbour": "graph",
     "Related": "graph",
     "Compact": "graph",
@@ -52,6 +54,7 @@ __all__ = [
     "Passage",
     "Prompt",
     "Related",
+    "Resolved",
     "Result",
     "SearchResult",
     "SkillInfo",

@@ -1,7 +1,7 @@
 """What ``context``, ``prompt``, ``names`` and ``skill_files`` return."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from skillsite.reader.results.base import Result
@@ -33,6 +33,9 @@ class Context(Result):
     #: Claude Code plugins and collections: name, skills, and what their manifests say.
     plugins: tuple[dict[str, Any], ...] = ()
     collections: tuple[dict[str, Any], ...] = ()
+    #: This client's calls per operation and characters of skill text served (counts
+    #: only, never what was asked or read).
+    retrieval: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
