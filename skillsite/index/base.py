@@ -117,6 +117,11 @@ class IndexSearcher:
         they match by prefix but get no typo matches (see :mod:`skillsite.index.fuzzy`)."""
         raise NotImplementedError
 
+    def doc_freqs(self, field: str, terms: Iterable[str]) -> dict[str, int]:
+        """How many skills hold each of ``terms`` in ``field`` (``related`` weighs the terms
+        two skills share by how rare they are)."""
+        raise NotImplementedError
+
     def may_hold(self, name: str) -> bool:
         """False only when no skill is called exactly ``name``: a cheap test before the
         content store is asked (a deleted skill may still answer True)."""

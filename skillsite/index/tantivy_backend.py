@@ -243,6 +243,9 @@ class TantivySearcher(IndexSearcher):
         return frozenset(term for term in terms if any(
             self._searcher.doc_freq(field, term) for field in FUZZY_FIELDS))
 
+    def doc_freqs(self, field: str, terms: Iterable[str]) -> dict[str, int]:
+        return {term: int(self._searcher.doc_freq(field, term)) for term in terms}
+
     def may_hold(self, name: str) -> bool:
         return bool(self._searcher.doc_freq(KEY_FIELD, name))
 

@@ -182,6 +182,11 @@ class WhooshSearcher(IndexSearcher):
             self._lexicons[field] = by_letter
         return self._lexicons[field]
 
+    def doc_freqs(self, field: str, terms: Iterable[str]) -> dict[str, int]:
+        if field not in self._searcher.schema:
+            return dict.fromkeys(terms, 0)
+        return {term: int(self._searcher.doc_frequency(field, term)) for term in terms}
+
     def doc_count(self) -> int:
         return int(self._searcher.doc_count())
 

@@ -32,6 +32,8 @@ RECORDS_KEPT = 8192
 CHARS_KEPT = 32_000_000
 #: Query terms a Finder keeps whether the corpus holds.
 TERMS_KEPT = 4096
+#: Document frequencies a Finder keeps (related by content asks for a few hundred).
+FREQS_KEPT = 65_536
 T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
@@ -159,6 +161,7 @@ class Finder:
         self._listed: Kept[Listing] = Kept(LISTINGS_KEPT)
         self._hits: Kept[Hit] = Kept(HITS_KEPT)
         self._known: dict[str, bool] = {}
+        self._freqs: dict[str, int] = {}
 
     def candidates(self, query: str, limit: int) -> list[str]:
         from skillsite.index import SearchIndexError
@@ -184,6 +187,29 @@ class Finder:
                 for term in missing:
                     known[term] = self._known[term] = term in found
         return frozenset(term for term, held in known.items() if held)
+
+    def document_frequencies(self, terms: list[str]) -> tuple[int, dict[str, int]]:
+        """(skills in the index, how many of them hold each term in their body or, for
+        a term no body holds, their description)."""
+        from skillsite.index import SearchIndexError
+
+        with self._lock:
+            kept = self._freqs
+            missing = [term for term in terms if term not in kept]
+            try:
+                engine = self._engine()
+                if missing:
+                    fresh = engine.doc_freqs("body", missing)
+                    rest = [term for term, held in fresh.items() if not held]
+                    if rest:
+                        fresh.update(engine.doc_freqs("description", rest))
+                    if len(kept) + len(fresh) > FREQS_KEPT:
+                        kept.clear()
+                    kept.update(fresh)
+                skills = engine.doc_count()
+            except SearchIndexError as error:
+                raise self.artifacts.damaged("index", f"cannot be read ({error})") from None
+            return skills, {term: kept.get(term, 0) for term in terms}
 
     def _engine(self) -> Any:
         """The engine, opened on first use (call with the lock held)."""

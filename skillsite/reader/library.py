@@ -37,6 +37,8 @@ HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill'
         "read(ref, section) for one section, read(ref) for the body, cut to max_chars with a "
         "cursor to read on; related(ref) and compose(ref) for neighbours and prerequisites.")
 MAX_URI_CHARS = 1024
+#: ``related`` adds skills alike by content when links, depends_on and tags give fewer.
+CONTENT_BELOW = 3
 
 
 class Library(Queries, Serving):
@@ -269,7 +271,9 @@ class Library(Queries, Serving):
 
     def related(self, ref: str, limit: int = 10) -> results.Related:
         """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,
-        each with the reasons it is related; never their bodies."""
+        each with the reasons it is related; when those give fewer than
+        :data:`CONTENT_BELOW`, skills alike by content too (shared distinctive terms,
+        named in ``terms``). Never their bodies."""
         skill = self._skill(ref)
         limit = clamp(limit, 1, 50, "limit")
         if self.ledger:
@@ -282,7 +286,20 @@ class Library(Queries, Serving):
                                                one_line(other.description), reasons, score))
                 if len(found) >= limit:
                     break
+        if len(found) < min(CONTENT_BELOW, limit):
+            found += self._alike(skill.name, {n.name for n in found}, limit - len(found))
         return results.Related(self._ref(skill.name), skill.name, tuple(found))
+
+    def _alike(self, name: str, listed: set[str], room: int) -> list[results.Neighbour]:
+        from skillsite.reader.alike import alike
+
+        hits = [(other, score, terms) for other, score, terms
+                in alike(self._finder, name, room + len(listed)) if other not in listed]
+        shown = self._finder.hits([other for other, _, _ in hits[:room]])
+        return [results.Neighbour(self._ref(other), other, one_line(shown[other].title),
+                                  one_line(shown[other].description),
+                                  (f"similar content: {', '.join(terms)}",), score, terms)
+                for other, score, terms in hits[:room] if other in shown]
 
     def compose(self, ref: str, limit: int = 4) -> results.Composition:
         """Exactly one level of ``depends_on``, in declared order (``limit`` clamped to

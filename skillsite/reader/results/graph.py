@@ -16,6 +16,8 @@ class Neighbour(Result):
     description: str
     reasons: tuple[str, ...]  # "links to", "linked from", "depends on", "shared tag: x"...
     score: float
+    #: For a neighbour alike by content: the shared distinctive terms, weightiest first.
+    terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
