@@ -6,14 +6,8 @@ from typing import TYPE_CHECKING
 
 from skillsite.reader import passages
 from skillsite.reader.errors import ReaderError
-from skillsite.reader.file_passages import (
-    file_text,
-    front_matter_lines,
-    references,
-    start_of_file,
-)
 from skillsite.reader.passages import Cut, Position
-from skillsite.reader.results import Passage
+from skillsite.reader.results import FileRef, Passage
 from skillsite.reader.shelf import StoredSkill
 
 if TYPE_CHECKING:
@@ -58,13 +52,30 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
     return Passage(ref=library._ref(skill.name), name=skill.name, section=heading,
                    start_line=cut.start_line, end_line=cut.end_line, text=cut.text,
                    chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor,
-                   file=file, references=() if library.safe else references(skill, cut.text),
-                   front_matter_lines=front_matter_lines(library._shelf, skill, cut.start_line,
-                                                         cut.end_line) if lines_read else None)
+                   file=file, references=_references(library, skill, cut.text),
+                   front_matter_lines=_front_matter_lines(library, skill, cut)
+                   if lines_read else None)
+
+
+# file_passages is loaded only by a read that needs it: most reads of a cold query do not.
+def _references(library: Library, skill: StoredSkill, text: str) -> tuple[FileRef, ...]:
+    if library.safe or "{baseDir}/" not in text:
+        return ()
+    from skillsite.reader.file_passages import references
+
+    return references(skill, text)
+
+
+def _front_matter_lines(library: Library, skill: StoredSkill, cut: Cut) -> tuple[int, int] | None:
+    from skillsite.reader.file_passages import front_matter_lines
+
+    return front_matter_lines(library._shelf, skill, cut.start_line, cut.end_line)
 
 
 def _file(library: Library, skill: StoredSkill, path: str, position: Position | None,
           budget: int, key: bytes | None) -> Cut:
+    from skillsite.reader.file_passages import file_text, start_of_file
+
     text, sha256 = file_text(library._shelf, skill, path)
     if position is None:
         position = start_of_file(skill, path, sha256)
