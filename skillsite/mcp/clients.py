@@ -114,7 +114,7 @@ class ClientBudgets:
         counters = state.get(RETRIEVAL)
         if counters is None:
             counters = state[RETRIEVAL] = Retrieval()
-        return counters  # type: ignore[no-any-return]
+        return counters
 
     def spends_budget(self, ctx: ServerRequestContext[Any, Any]) -> bool:
         """Whether the request spends a client's budget: every tool in safe mode (each
