@@ -76,7 +76,8 @@ def valid_skill(draw: st.DrawFn, name: str, earlier_pages: list[str]) -> Valid:
             data["license"] = draw(st.sampled_from(["MIT", "Apache-2.0", "LICENSE.txt"]))
         version = data.get("metadata", {}).get("version")
         text = "---\n" + _front_matter(data, draw(st.booleans())) + "---\n" + draw(
-            markdown_body().filter(lambda b: "](" not in b and "]:" not in b))
+            markdown_body().filter(lambda b: "](" not in b and "]:" not in b
+                                    and "\x00" not in b))  # NUL: binary-file
         path = f"skills/{name}/SKILL.md"
         record = _record(name, description, kind, path, [], version, [])
         return Valid({path: text.encode()}, record, data)

@@ -52,8 +52,13 @@ def test_catalog_round_trips_valid_metadata(skills: list[Valid]) -> None:
         for record in expected:
             digest = hashlib.sha256((root / record["path"]).read_bytes()).hexdigest()
             record["sha256"] = digest
-        assert catalog["skills"] == expected
+        # The metadata the corpus wrote round-trips exactly; what the build derives (problem
+        # counts, trust) is checked by the tests of those features.
+        known = [{key: record[key] for key in expected[0]} for record in catalog["skills"]]
+        assert known == expected
+        assert [r["id"] for r in catalog["skills"]] == [r["name"] for r in expected]
+        assert all(r["problems"]["errors"] == 0 for r in catalog["skills"])
         with ContentStore(Path(tmp) / "dist" / "content") as store:
             for skill in skills:
-                meta = store.meta(skill.record["name"])
+                meta = store.meta(skill.record["name"])  # the id: no plugin or collection
                 assert meta is not None and meta["metadata"] == skill.data

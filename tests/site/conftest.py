@@ -83,7 +83,10 @@ def base_url(site: Path) -> Iterator[str]:
     server.server_close()
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop running in this
+# thread while it is open, and tests after tests/site run event loops of their own
+# (tests/site is no package, so a "package" fixture would live for the whole session).
+@pytest.fixture(scope="module")
 def browser() -> Iterator[object]:
     from playwright.sync_api import sync_playwright
 
