@@ -92,9 +92,17 @@ def _part(md: MarkdownIt, heading: str, level: int, chunk: bytes, code: list[Nod
     raw = md.render(f"{text}\n\n{definitions}\n" if definitions else text)
     end = offset + len(chunk)
     inside = [n for n in code if n.srcmap and offset <= n.srcmap[0] < end]
-    return Part(heading, level, clean(_highlighted(raw, inside), links.attribute_filter))
+    shown = _COMMENT.sub(REMOVED_COMMENT, _highlighted(raw, inside))
+    return Part(heading, level, clean(shown, links.attribute_filter))
 
 
+#: An HTML comment the body holds (one in code is escaped by then, so it is not matched).
+#: The sanitizer would drop it without a trace, while `read` and the archive serve it, and
+#: a comment is where instructions meant for agents alone hide: the page says where it was.
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
+REMOVED_COMMENT = ("<em>[An HTML comment was removed here: the site does not show comments, "
+                   "but the skill's text holds it. Read it with <code>skillsite read</code> "
+                   "or in the source.]</em>")
 _CODE = re.compile(r'<pre><code(?: class="language-([^"]*)")?>(.*?)</code></pre>', re.DOTALL)
 
 
