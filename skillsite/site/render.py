@@ -101,8 +101,7 @@ def _part(md: MarkdownIt, heading: str, level: int, chunk: bytes, code: list[Nod
 #: a comment is where instructions meant for agents alone hide: the page says where it was.
 _COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.DOTALL)
 REMOVED_COMMENT = ("<em>[An HTML comment was removed here: the site does not show comments, "
-                   "but the skill's text holds it. Read it with <code>skillsite read</code> "
-                   "or in the source.]</em>")
+                   "but the skill's text holds one. See its source.]</em>")
 _CODE = re.compile(r'<pre><code(?: class="language-([^"]*)")?>(.*?)</code></pre>', re.DOTALL)
 
 
