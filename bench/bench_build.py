@@ -110,6 +110,8 @@ def main() -> None:
         compare(args)
         return
     whoosh_sizes = {int(s) for s in args.whoosh_sizes.split(",") if s}
+    if args.workdir:
+        Path(args.workdir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):
             corpus = Path(tmp) / f"corpus-{count}"
@@ -124,6 +126,8 @@ def compare(args: argparse.Namespace) -> None:
     """Before (``--compare``) and after (this checkout), interleaved on one corpus."""
     import statistics
 
+    if args.workdir:
+        Path(args.workdir).mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         for count in (int(s) for s in args.sizes.split(",")):
             corpus = Path(tmp) / f"corpus-{count}"
