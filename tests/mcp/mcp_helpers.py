@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 import mcp_types
 from mcp import Client
@@ -61,14 +61,17 @@ def skillsite_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def start_http(dist: Path, *args: str, host: str = "127.0.0.1",
-               port: int = 0) -> tuple[subprocess.Popen[bytes], int]:
-    """``skillsite mcp --http HOST:<free port>``, once it accepts connections."""
+def start_http(dist: Path, *args: str, host: str = "127.0.0.1", port: int = 0,
+               preexec_fn: Callable[[], None] | None = None
+               ) -> tuple[subprocess.Popen[bytes], int]:
+    """``skillsite mcp --http HOST:<free port>``, once it accepts connections
+    (``preexec_fn`` runs in the child before it starts, e.g. to set a limit)."""
     port = port or free_port()
     process = subprocess.Popen(
         [sys.executable, "-m", "skillsite", "mcp", "--dist", str(dist),
          "--http", f"{host}:{port}", *args],
-        env=skillsite_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        env=skillsite_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        preexec_fn=preexec_fn)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         if process.poll() is not None:

@@ -9,13 +9,12 @@ import json
 import resource
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp_helpers import call, free_port, skillsite_env, start_http
+from mcp_helpers import call, free_port, start_http
 
 from skillsite.mcp.http_guard import HEADER_SECONDS, matches
 
@@ -72,25 +71,10 @@ def test_an_allow_listed_wildcard_port_is_exact_too(dist: Path) -> None:
 
 def start_limited(dist: Path, descriptors: int) -> tuple[subprocess.Popen[bytes], int]:
     """``skillsite mcp --http`` with at most ``descriptors`` open files."""
-    port = free_port()
-
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (descriptors, descriptors))
 
-    process = subprocess.Popen(
-        [sys.executable, "-m", "skillsite", "mcp", "--dist", str(dist),
-         "--http", f"127.0.0.1:{port}"], env=skillsite_env(), preexec_fn=limit,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        assert process.poll() is None, process.stderr.read().decode()  # type: ignore[union-attr]
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            return process, port
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise AssertionError("server did not start within 30 s")
+    return start_http(dist, preexec_fn=limit)
 
 
 def half_requests(port: int, count: int) -> list[socket.socket]:
