@@ -8,11 +8,12 @@ import socket
 import subprocess
 import sys
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import Any, AsyncIterator, Callable, Literal
 
 import mcp_types
-from mcp import Client
+from mcp import Client, StdioServerParameters
 from pydantic import ConfigDict
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,6 +84,24 @@ def start_http(dist: Path, *args: str, host: str = "127.0.0.1", port: int = 0,
             time.sleep(0.1)
     process.kill()
     raise AssertionError("server did not start within 30 s")
+
+
+@asynccontextmanager
+async def served(dist: Path, transport: str, *args: str) -> AsyncIterator[Client]:
+    """A real SDK client of ``skillsite mcp --dist DIST ARGS`` over ``stdio`` or ``http``."""
+    if transport == "stdio":
+        params = StdioServerParameters(command=sys.executable, args=[
+            "-m", "skillsite", "mcp", "--dist", str(dist), *args], env=skillsite_env())
+        async with Client(params) as client:
+            yield client
+        return
+    process, port = start_http(dist, *args)
+    try:
+        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
+            yield client
+    finally:
+        process.terminate()
+        process.wait(10)
 
 
 async def call(client: Client, tool: str, **arguments: Any) -> Any:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -18,9 +17,8 @@ import mcp_types
 import pytest
 from click.testing import CliRunner
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
 from mcp.shared.exceptions import MCPError
-from mcp_helpers import AnyResult, call, error_shape, skillsite_env, start_http
+from mcp_helpers import AnyResult, call, error_shape, served
 
 from skillsite.cli import main
 from skillsite.mcp import create_server
@@ -53,19 +51,9 @@ async def connected(dist: Path, how: str, page_size: int = 5) -> AsyncIterator[C
         async with (Client(server) if how == "direct" else Client(server, mode="legacy")
                     ) as client:
             yield client
-    elif how == "stdio":
-        parameters = StdioServerParameters(command=sys.executable, args=[
-            "-m", "skillsite", "mcp", "--dist", str(dist)], env=skillsite_env())
-        async with Client(parameters) as client:
-            yield client
     else:
-        process, port = start_http(dist)
-        try:
-            async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-                yield client
-        finally:
-            process.terminate()
-            process.wait(10)
+        async with served(dist, how) as client:
+            yield client
 
 
 @pytest.fixture(params=["direct", "legacy", "stdio", "http"])

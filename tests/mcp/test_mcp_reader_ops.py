@@ -4,15 +4,11 @@ session's retrieval counters in ``context``, which, like the server's log, never
 what was asked or read."""
 from __future__ import annotations
 
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 from mcp import Client
-from mcp.client.stdio import StdioServerParameters
-from mcp_helpers import call, error_shape, skillsite_env, start_http, tool_error
+from mcp_helpers import call, error_shape, served, start_http, tool_error
 
 pytestmark = pytest.mark.anyio
 
@@ -20,23 +16,6 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture(params=["stdio", "http"])
 def transport(request: pytest.FixtureRequest) -> str:
     return str(request.param)
-
-
-@asynccontextmanager
-async def served(dist: Path, transport: str, *args: str) -> AsyncIterator[Client]:
-    if transport == "stdio":
-        params = StdioServerParameters(command=sys.executable, args=[
-            "-m", "skillsite", "mcp", "--dist", str(dist), *args], env=skillsite_env())
-        async with Client(params) as client:
-            yield client
-        return
-    process, port = start_http(dist, *args)
-    try:
-        async with Client(f"http://127.0.0.1:{port}/mcp") as client:
-            yield client
-    finally:
-        process.terminate()
-        process.wait(10)
 
 
 async def test_resolve_with_arguments(dist: Path, transport: str) -> None:
