@@ -16,13 +16,19 @@ def _get(url: str) -> str:
         return response.read().decode("utf-8")
 
 
-def test_serve_rebuilds_when_the_corpus_changes(tmp_path: Path) -> None:
+def _serve_a_copy_of_the_fixture(tmp_path: Path) -> tuple[Path, subprocess.Popen[str]]:
+    """``skillsite serve`` on a copy of the fixture corpus, polling it every 0.3 s."""
     corpus = tmp_path / "corpus"
     shutil.copytree(FIXTURE, corpus)
     process = subprocess.Popen(
         [sys.executable, "-m", "skillsite", "serve", str(corpus), "-o", str(tmp_path / "d"),
          "--port", "0", "--interval", "0.3"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return corpus, process
+
+
+def test_serve_rebuilds_when_the_corpus_changes(tmp_path: Path) -> None:
+    corpus, process = _serve_a_copy_of_the_fixture(tmp_path)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
@@ -50,12 +56,7 @@ def test_serve_answers_impossible_paths(tmp_path: Path) -> None:
     """``GET /%00`` gets an answer, not a traceback."""
     import urllib.error
 
-    corpus = tmp_path / "corpus"
-    shutil.copytree(FIXTURE, corpus)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "skillsite", "serve", str(corpus), "-o", str(tmp_path / "d"),
-         "--port", "0", "--interval", "0.3"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    corpus, process = _serve_a_copy_of_the_fixture(tmp_path)
     try:
         assert process.stdout is not None
         url = process.stdout.readline().split()[1]
