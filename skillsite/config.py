@@ -167,6 +167,8 @@ def parse_table(table: dict[str, Any], origin: str, rules: Collection[str]) -> C
 
 
 def check_rule_ids(ids: list[str], origin: str, rules: Collection[str]) -> None:
+    if not ids:
+        return
     unknown = sorted(set(ids) - set(rules))
     if unknown:
         raise ConfigError(f"{origin}: unknown rule ID(s) {', '.join(unknown)}; "

@@ -8,24 +8,25 @@ from __future__ import annotations
 import gc
 import os
 from collections import deque
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from itertools import chain, islice
-from multiprocessing import get_context
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
 
 from skillsite.config import Config
-from skillsite.linter.children import die_with_parent
 from skillsite.linter.discover import Flagged, discover
-from skillsite.linter.lint import active, lint_document, make_problem
 from skillsite.linter.namespaces import MARKETPLACE_FILE, PLUGIN_FILE
-from skillsite.linter.parse import read
-from skillsite.linter.rules import CORPUS, RULES
 from skillsite.linter.rules.context import Context
-from skillsite.linter.rules.corpus import SkillRecord, record_of
-from skillsite.linter.trust import assess
 from skillsite.models import CheckResult, Document, Problem, Source
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from skillsite.linter.rules.corpus import SkillRecord
+
+# The parsers, the rules and the process pool are imported where they are first needed,
+# so that a check that meets no file (an empty folder, a pre-commit run on no skill)
+# starts as fast as the interpreter allows (bench/bench_startup.py).
 
 #: Below this many files one process is faster than starting workers.
 PARALLEL_THRESHOLD = 300
@@ -67,6 +68,11 @@ def check_file(source: Source, ctx: Context, base: Path,
     ``extract``, when given, is applied to every document that parsed into a mapping and
     its result is kept on the :class:`FileResult`.
     """
+    from skillsite.linter.lint import lint_document, make_problem
+    from skillsite.linter.parse import read
+    from skillsite.linter.rules.corpus import record_of
+    from skillsite.linter.trust import assess
+
     path = display_path(source.path, base)
     try:
         doc = read(source, max_size=ctx.config.max_file_size)
@@ -90,6 +96,8 @@ _worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None
 
 def _init_worker(parent: int, ctx: Context, base: Path, extract: Extract | None,
                  finish: Finish | None) -> None:
+    from skillsite.linter.children import die_with_parent
+
     global _worker_state
     die_with_parent(parent)
     _worker_state = (ctx, base, extract, finish)
@@ -135,6 +143,9 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
             yield _check_one(source, ctx, base, extract, finish)
             progress(1)
         return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
                                initargs=(os.getpid(), ctx, base, extract, finish))
     try:
@@ -192,6 +203,8 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
         if only is None or _selected(result.path, base, only):
             problems += result.problems
     for flag in flagged:
+        from skillsite.linter.lint import make_problem
+
         path = display_path(flag.path, base)
         if only is None or _selected(path, base, only):
             problem = make_problem(ctx, flag.issue.rule, path,
@@ -216,6 +229,8 @@ def manifest_problems(roots: list[Path], records: list[SkillRecord], ctx: Contex
         for folder, name in sorted(folders):
             manifest = namespaces.manifest(os.path.abspath(folder), name)
             if manifest is not None and manifest.issue is not None:
+                from skillsite.linter.lint import make_problem
+
                 issue = manifest.issue
                 problem = make_problem(ctx, issue.rule, display_path(Path(manifest.path), base),
                                        (issue.line, issue.column), issue.message)
@@ -230,6 +245,11 @@ def _selected(path: str, base: Path, only: set[Path]) -> bool:
 
 
 def corpus_problems(records: list[SkillRecord], ctx: Context) -> list[Problem]:
+    if not records:
+        return []
+    from skillsite.linter.lint import active, make_problem
+    from skillsite.linter.rules import CORPUS, RULES
+
     found: list[Problem] = []
     for rule in RULES.values():
         if rule.scope != CORPUS or rule.check is None or not active(ctx, rule):
