@@ -39,16 +39,17 @@ def test_search_finds_a_skill_and_leads_to_its_page(page: Any, base_url: str) ->
 def test_search_reaches_every_bundle(page: Any, base_url: str, site: Path) -> None:
     """The index is in several bundles merged by the UI: each skill is found by its name,
     whichever bundle holds it, and the result links to its page."""
+    from skillsite.site.data import slug_of
     from skillsite.site.search import bundle_of
 
-    names = [s["name"] for s in json.loads((site / "catalog.json").read_text())["skills"]]
-    assert len({bundle_of(name) for name in names}) > 2
+    names = [s["id"] for s in json.loads((site / "catalog.json").read_text())["skills"]]
+    assert len({bundle_of(slug_of(name)) for name in names}) > 2
     _open(page, base_url)
     for name in names:
         page.fill("#skillsite-search input", name)
         hit = page.locator(".pagefind-ui__result-link", has_text=name)
         hit.first.wait_for(timeout=10_000)
-        assert hit.first.get_attribute("href") == f"/skills/{name}/"
+        assert hit.first.get_attribute("href") == f"/skills/{slug_of(name)}/"
     assert page.console_errors == []
 
 
@@ -90,8 +91,8 @@ def test_az_listing_holds_every_skill(page: Any, base_url: str, site: Path) -> N
     catalog = json.loads((site / "catalog.json").read_text())["skills"]
     _open(page, base_url + "skills/")
     listed = page.locator(".skillsite-listing tbody tr td:first-child a").all_inner_texts()
-    assert sorted(listed) == sorted(s["name"] for s in catalog)
-    assert len(catalog) == 6
+    assert sorted(listed) == sorted(s["id"] for s in catalog)
+    assert len(catalog) == 8
 
 
 def test_filters_are_kept_in_the_url(page: Any, base_url: str) -> None:

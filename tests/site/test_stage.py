@@ -28,7 +28,7 @@ def _edit(corpus: Path) -> None:
 
 def test_one_skill_change_renders_one_page(tmp_path: Path, make_build: Callable[..., Any]) -> None:
     first = make_build(tmp_path)
-    assert first.site.rendered == first.site.pages == 6
+    assert first.site.rendered == first.site.pages == 8
     site = first.dist / "site"
     snapshot = tmp_path / "snapshot"
     shutil.copytree(site, snapshot, copy_function=os.link)    # hard links to the old files
