@@ -15,7 +15,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from skillsite.version import __version__
 
 __all__ = ["__version__", "check", "build", "Config", "load_config", "CheckResult",
            "Problem", "BuildResult", "Library", "ReaderError"]

@@ -75,9 +75,6 @@ class Config:
         """Named explicitly, as an opt-in rule must be to run."""
         return rule in self.select or rule in self.extend_select
 
-    def severity_of(self, rule: str, default: str) -> str:
-        return self.severity.get(rule, default)
-
     def merged(self, **changes: Any) -> Config:
         """A copy with command-line options laid over the file's values."""
         return replace(self, **{k: v for k, v in changes.items() if v not in (None, ())})

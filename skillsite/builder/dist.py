@@ -136,11 +136,9 @@ class BuildInterrupted(SkillsiteError):
 
     def __init__(self, signum: int, dist: Path) -> None:
         name = signal.Signals(signum).name
+        # 143 for SIGTERM, 130 for SIGINT, as shells report.
         super().__init__(f"build stopped by {name}; {dist} was left as it was, and the "
-                         "next build starts afresh from it")
-        # 143 for SIGTERM, 130 for SIGINT, as shells report. click 8.5 types exit_code as a
-        # ClassVar, but click reads it from the instance.
-        self.exit_code = 128 + signum  # type: ignore[misc, unused-ignore]
+                         "next build starts afresh from it", exit_code=128 + signum)
 
 
 @contextmanager

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from skillsite import __version__
 from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cache
 from skillsite.builder.checking import (
     all_problems,
@@ -62,6 +61,7 @@ from skillsite.store.manifest import (
     read_manifest,
     write_manifest,
 )
+from skillsite.version import __version__
 
 Progress = Callable[[int, int], None]
 SKILL_KINDS = ("skill-md", "skill-toml", "skill-json")

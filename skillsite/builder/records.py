@@ -14,12 +14,12 @@ import time
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillsite import __version__
 from skillsite.builder.changes import file_state
 from skillsite.config import Config
 from skillsite.linter.listings import racy
 from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem, SkillEntry
+from skillsite.version import __version__
 
 CACHE_VERSION = 12
 

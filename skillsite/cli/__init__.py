@@ -11,7 +11,8 @@ from importlib import import_module
 
 import click
 
-from skillsite import __version__
+from skillsite.errors import SkillsiteError
+from skillsite.version import __version__
 
 
 class _LazyGroup(click.Group):
@@ -20,6 +21,14 @@ class _LazyGroup(click.Group):
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted({*COMMANDS, *self.commands})
+
+    def invoke(self, ctx: click.Context) -> object:
+        """The one place a :class:`SkillsiteError` becomes a message and an exit code."""
+        try:
+            return super().invoke(ctx)
+        except SkillsiteError as error:
+            click.echo(f"Error: {error.message}", err=True)
+            ctx.exit(error.exit_code)
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         if name not in self.commands and name in COMMANDS:

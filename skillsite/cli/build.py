@@ -1,13 +1,11 @@
 """``skillsite build``: corpus -> dist/, with a progress bar and the lint report."""
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
-from typing import Callable
 
 import click
 
+from skillsite.cli.progress import Progress
 from skillsite.models import Problem
 
 
@@ -83,9 +81,9 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
     if exclude_invalid:
         config = config.merged(exclude_invalid=True)
     try:
-        with _BuildProgress() as progress:
+        with Progress("checking") as progress:
             result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
-                               strict=strict, incremental=not clean, progress=progress,
+                               strict=strict, incremental=not clean, progress=progress.update,
                                site=not no_site, mkdocs_config=mkdocs_config)
     except BuildFailed as failure:
         _print_build_problems(failure.problems, corpus, quiet)
@@ -130,25 +128,3 @@ def _print_build_problems(problems: list[Problem], corpus: Path, quiet: bool) ->
              if not quiet or p.severity == "error"]
     if shown:
         click.echo(TextReporter(rules={}).render_problems(shown), err=True)
-
-
-class _BuildProgress:
-    """A progress bar on standard error while files are checked, only on a terminal."""
-
-    def __enter__(self) -> Callable[[int, int], None]:
-        self.live = sys.stderr.isatty() and not os.environ.get("CI")
-        self.shown = False
-        return self.update
-
-    def update(self, done: int, total: int) -> None:
-        if not self.live or total < 200:
-            return
-        width = 30
-        filled = width * done // max(total, 1)
-        click.echo(f"\rchecking [{'#' * filled}{'.' * (width - filled)}] {done}/{total}",
-                   nl=False, err=True)
-        self.shown = True
-
-    def __exit__(self, *exc: object) -> None:
-        if self.shown:
-            click.echo("\r" + " " * 60 + "\r", nl=False, err=True)

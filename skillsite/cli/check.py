@@ -4,10 +4,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Callable
 
 import click
 
+from skillsite.cli.progress import Progress
 from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
 from skillsite.models import CheckResult
 
@@ -104,9 +104,9 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     if changed_since:
         from skillsite.linter.gitdiff import changed_files
         only = changed_files(changed_since, Path.cwd())
-    with _progress() as progress:
+    with Progress("checked", at_least=500) as progress:
         result = run_check(paths or (Path("."),), config=config, jobs=jobs, only=only,
-                           progress=progress)
+                           progress=progress.advance)
     if baseline:
         result = _against_baseline(result, baseline)
     fmt = auto_format(os.environ) if fmt == "auto" else fmt
@@ -137,24 +137,6 @@ def _against_baseline(result: CheckResult, path: Path) -> CheckResult:
         click.echo(f"{gone} baselined problems are gone; delete {path} and run again to "
                    "refresh it.", err=True)
     return CheckResult(new, result.files, result.skills)
-
-
-class _progress:
-    """A progress counter on standard error, shown only on a terminal."""
-
-    def __enter__(self) -> Callable[[int], None]:
-        self.count = 0
-        self.live = sys.stderr.isatty() and not os.environ.get("CI")
-        return self.step
-
-    def step(self, n: int) -> None:
-        self.count += n
-        if self.live and self.count % 500 < n:
-            click.echo(f"\rchecked {self.count} files", nl=False, err=True)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.live and self.count >= 500:
-            click.echo("\r" + " " * 30 + "\r", nl=False, err=True)
 
 
 @click.command()

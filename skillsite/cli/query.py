@@ -19,6 +19,8 @@ from typing import Any, Callable
 
 import click
 
+from skillsite.entries import FORMATS, RISKS
+
 DIST_HELP = ("The built dist/ to query (default: $SKILLSITE_DIST, else ./dist). "
              "Example: --dist public/skills")
 
@@ -90,10 +92,9 @@ def _library(dist: str) -> Any:
 @click.option("--tag", "tags", multiple=True, help="Keep skills with this tag (repeatable).")
 @click.option("--applies-to", "applies_to", multiple=True,
               help="Keep skills that apply to this (repeatable). Example: --applies-to k8s")
-@click.option("--format", "kind", type=click.Choice(("skill-md", "skill-toml", "skill-json",
-                                                     "virtual")), help="Keep one format.")
+@click.option("--format", "kind", type=click.Choice(FORMATS), help="Keep one format.")
 @click.option("--compatibility", help="Keep skills whose compatibility mentions this text.")
-@click.option("--max-risk", type=click.Choice(("low", "medium", "high")),
+@click.option("--max-risk", type=click.Choice(RISKS),
               help="Keep skills that declare at most this risk.")
 @click.option("--plugin", help="Keep the skills of this Claude Code plugin. Example: "
                                "--plugin telegram")

@@ -58,11 +58,6 @@ class Bundled:
         object.__setattr__(self, "is_markdown",
                            self.rel.lower().endswith((".md", ".markdown")))
 
-    @property
-    def is_script(self) -> bool:
-        suffix = os.path.splitext(self.rel)[1].lower()
-        return suffix in SCRIPT_SUFFIXES or (not suffix and (self.text or "").startswith("#!"))
-
 
 def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator
 
@@ -35,13 +35,6 @@ class Flagged:
 
     path: Path
     issue: Issue
-
-
-@dataclass
-class Walk:
-    roots: list[Path]
-    exclude: tuple[str, ...] = ()
-    flagged: list[Flagged] = field(default_factory=list)
 
 
 def kind_of(name: str) -> str | None:

@@ -15,6 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import Field
 
+from skillsite.entries import Format, Risk
 from skillsite.mcp.arguments import ToolArguments
 from skillsite.mcp.clients import current
 from skillsite.reader import Library, ReaderError
@@ -27,8 +28,6 @@ Query = Annotated[str, Field(max_length=2000,
                              description="Words to look for; empty lists skills A-Z")]
 Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
 Section = Annotated[str, Field(max_length=300)] | Annotated[int, Field(ge=0, le=100_000)]
-Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
-Risk = Literal["low", "medium", "high"]
 
 
 def to_text(result: Any) -> str:

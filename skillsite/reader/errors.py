@@ -53,11 +53,9 @@ class ReaderError(SkillsiteError):
     ``details`` holds machine-readable extras (``headings``, ``retry_after_seconds``...)."""
 
     def __init__(self, code: str, message: str, **details: Any) -> None:
-        super().__init__(message)
+        super().__init__(message, exit_code=EXIT_CODES[code])
         self.code = code
         self.details = details
-        # click 8.5 types exit_code as a ClassVar, but click reads it from the instance.
-        self.exit_code = EXIT_CODES[code]  # type: ignore[misc, unused-ignore]
 
     @property
     def retry_after_seconds(self) -> int | None:

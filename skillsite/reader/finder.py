@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from skillsite.entries import IndexDoc
+from skillsite.entries import RISKS, IndexDoc
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS
 from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
@@ -37,7 +37,6 @@ FREQS_KEPT = 65_536
 T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
-RISKS = ("low", "medium", "high")
 #: ongrid's ``class`` as a risk level.
 CLASS_RISK = {"safe": "low", "mutating": "medium", "dangerous": "high"}
 INTENT_BONUS = 2.5

@@ -29,7 +29,7 @@ _LEVELS = {ERROR: "error", WARNING: "warning"}
 
 def _tool_version() -> str:
     try:
-        from skillsite import __version__
+        from skillsite.version import __version__
     except ImportError:  # the package metadata is not there yet (or not installed)
         return "0.0.0"
     return str(__version__)

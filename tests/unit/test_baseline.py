@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import check, found, skill_md, write
+from corpus_helpers import check, found, skill_md, write
 
 from skillsite.cli import main
 from skillsite.config import Config

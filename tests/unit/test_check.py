@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from conftest import Link, check, found, lint, page, skill_md, toml, write
+from corpus_helpers import Link, check, found, lint, page, skill_md, toml, write
 
 from skillsite.config import parse_table
 from skillsite.errors import ConfigError

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import check, found, write
+from corpus_helpers import check, found, write
 
 from skillsite.cli import main
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import write
+from corpus_helpers import write
 
 from skillsite.linter.capped import read_capped
 from skillsite.linter.parse import frontmatter, jsonmap, read, tomlmap, yamlmap

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from conftest import Content, Fifo, Link, check, found, page, skill_md, toml, write
+from corpus_helpers import Content, Fifo, Link, check, found, page, skill_md, toml, write
 
 from skillsite.config import Config
 from skillsite.linter.rules import RULES, Rule

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Link, skill_md, write
+from corpus_helpers import Link, skill_md, write
 
 from skillsite.linter.bundle import bundled_files
 from skillsite.linter.discover import discover

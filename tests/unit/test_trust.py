@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import check, skill_md, write
+from corpus_helpers import check, skill_md, write
 
 import skillsite
 from skillsite.report.json import to_data
