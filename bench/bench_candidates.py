@@ -34,7 +34,7 @@ from skillsite.reader.finder import with_verb_forms  # noqa: E402
 
 
 def _every_record(library: Library) -> dict[str, list[str]]:
-    finder = library._finder
+    finder = library.session().finder
     names = finder.names()
     records: dict[str, list[str]] = {}
     for start in range(0, len(names), 1000):
@@ -44,7 +44,7 @@ def _every_record(library: Library) -> dict[str, list[str]]:
 
 def measure(dist: Path, count: int, sizes: list[int]) -> None:
     library = Library(dist, max_skills=None, max_chars=None)
-    finder = library._finder
+    finder = library.session().finder
     started = time.perf_counter()
     records = _every_record(library)
     queries = [with_verb_forms(query) for query in _queries(random.Random(11), count)]

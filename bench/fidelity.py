@@ -68,7 +68,7 @@ def measure(corpus: Path, work: Path) -> dict[str, object]:
     catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
     by_path = {s["path"]: s for s in catalog["skills"]}
     library = Library(dist, max_skills=None, max_chars=None)
-    stored = set(library._shelf.names())
+    stored = set(library.session().store.names())
     indexed = tantivy.Index.open(str(dist / "index")).searcher().num_docs
     pages = {p.name for p in (dist / "site" / "skills").iterdir() if p.is_dir()}
     from skillsite.site.data import slug_of

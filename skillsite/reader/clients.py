@@ -13,24 +13,23 @@ every entry is in use or recent, a new client is refused with ``too-many-clients
 ``retry_after_seconds``, and the clients already in the ledger are unaffected. A face
 also :meth:`Clients.forget` a client that has gone (a closed session).
 
-Every operation that spends a budget runs under its client's lock, so concurrent calls
-of one client cannot both pass a check that only one of them may pass (no overshoot),
-while different clients never wait for each other.
+Every operation that spends a budget runs under its client's lock (what it spends is
+declared with the operation: :mod:`skillsite.reader.session`), so concurrent calls of one
+client cannot both pass a check that only one of them may pass (no overshoot), while
+different clients never wait for each other.
 """
 from __future__ import annotations
 
-import functools
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, TypeVar
+from typing import Callable
 
 from skillsite.reader.budget import Budget
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.safe import SafeLedger
 
 DEFAULT_MAX_CLIENTS = 256
-F = TypeVar("F", bound=Callable[..., Any])
 
 
 @dataclass
@@ -108,17 +107,3 @@ class Clients:
             f"use, or retry in {retry} seconds, when an idle client's budgets are dropped",
             clients=len(self._entries), limit=self.max_clients, retry_after_seconds=retry)
 
-
-def one_at_a_time(method: F, *, safe_only: bool = False) -> F:
-    """Run a Library method under its client's lock (``_lock``): always when the Library
-    keeps budgets, or with ``safe_only`` only in safe mode (where every step spends refs
-    and window counts). A method that touches no budget, or a Library without budgets,
-    runs calls side by side."""
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        lock = self._lock if self.safe or not safe_only else None
-        if lock is None:
-            return method(self, *args, **kwargs)
-        with lock:
-            return method(self, *args, **kwargs)
-    return run  # type: ignore[return-value]

@@ -5,43 +5,36 @@ one indexed lookup, the prebuilt index proposes search candidates and skillsite'
 orders them. Mini-A's rules hold: the full catalog is never put into a prompt unasked,
 there is never one tool per skill, search never returns a body, and related skills are
 never preloaded. A Library is safe to share between threads.
+
+Each operation is a plain function of a :class:`~skillsite.reader.session.Session`,
+declared with what it spends where it is defined (``reader/querying.py``,
+``reader/reading.py`` ...); each method below runs one with :meth:`Library._run`.
 """
 from __future__ import annotations
 
 import contextlib
 import copy
-import json
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from skillsite.reader import results
-from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.budget import Budget
-from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients, one_at_a_time
-from skillsite.reader.errors import ReaderError
-from skillsite.reader.finder import Finder, risk_of
-from skillsite.reader.neighbours import Graph
-from skillsite.reader.querying import Queries
+from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients
 from skillsite.reader.retrieval import Retrieval
 from skillsite.reader.safe import SafeLedger, SafePolicy
-from skillsite.reader.serving import Serving
-from skillsite.reader.shelf import Shelf, StoredSkill
-from skillsite.reader.snapshots import Snapshots, counted, pinned_operation
-from skillsite.reader.views import clamp, name_of_ref, one_line, text_argument
-from skillsite.store.groups import GROUPS
+from skillsite.reader.session import BUDGET, SAFE_COUNTS, Operation, Session
+from skillsite.reader.snapshots import Snapshots
 
-HINT = ("search(query) or recommend(task) for candidates; open(ref) for a skill's outline; "
-        "read(ref, section) for one section, read(ref) for the body, cut to max_chars with a "
-        "cursor to read on; related(ref) and compose(ref) for neighbours and prerequisites.")
-MAX_URI_CHARS = 1024
-#: ``related`` adds skills alike by content when links, depends_on and tags give fewer.
-CONTENT_BELOW = 3
+if TYPE_CHECKING:
+    from skillsite.reader import results
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
-class Library(Queries, Serving):
+class Library:
     """Query the ``dist/`` built by ``skillsite build``.
 
     ``safe`` turns on safe mode for untrusted clients (opaque single-use refs, budgets per
@@ -111,138 +104,70 @@ class Library(Queries, Serving):
         view.retrieval = retrieval
         return view
 
-    def _charge(self, name: str, chars: int) -> None:
-        """``chars`` characters of skill ``name`` were served: the budget and counters."""
-        self.budget.charge(name, chars)
-        self.retrieval.served(chars)
-
     def forget_client(self, key: str) -> None:
         """Drop client ``key``'s budgets and refs (it has gone, e.g. its session closed)."""
         self._clients.forget(key)
 
-    # The build this operation answers from (see skillsite.reader.snapshots). The mixins
-    # declare these as plain attributes; here they are read-only views of the snapshot.
-    @property
-    def artifacts(self) -> Artifacts:  # type: ignore[override]
-        return self._snapshots.pinned().artifacts
+    def session(self) -> Session:
+        """A session of this Library's client on the build ``dist/`` holds now, to call
+        an operation function directly (tests, benchmarks). The methods below are the
+        API: they also count the call, take the client's lock when it spends a budget,
+        and run it once more if a new build is swapped in meanwhile."""
+        return Session(self.budget, self.ledger, self.retrieval, self._snapshots.fresh())
 
-    @property
-    def _shelf(self) -> Shelf:  # type: ignore[override]
-        return self._snapshots.pinned().shelf
-
-    @property
-    def _finder(self) -> Finder:  # type: ignore[override]
-        return self._snapshots.pinned().finder
-
-    # -- refs ------------------------------------------------------------------------
-
-    def _skill(self, ref: object) -> StoredSkill:
-        skill, file = self._skill_and_file(ref, None)
-        if file is not None:
-            raise ReaderError("invalid-argument", f"{str(ref)[:200]!r} names a file of "
-                              f"{skill.name}, not a skill; read it with `skillsite read "
-                              f"{skill.name} --file {file[:200]}` (read(ref, file=...))")
-        return skill
-
-    def _skill_and_file(self, ref: object, file: str | None) -> tuple[StoredSkill, str | None]:
-        """The skill ``ref`` names, and the file of it to read: ``file``, or the one a
-        ``skill://<skill>/<path>`` ref names (None: the skill itself)."""
-        if not self.ledger and isinstance(ref, str) and ref.startswith("skill://"):
-            from skillsite.reader.uris import parse_ref
-
-            ref, named = parse_ref(text_argument(ref, "a ref", MAX_URI_CHARS).strip(),
-                                   self.has_skill)
-            if named and file is not None and named != file:
-                raise ReaderError("invalid-argument", f"the ref names the file {named[:200]!r} "
-                                  f"and file names {file[:200]!r}; pass one of them")
-            file = file or named or None
-        return self._named(ref), file
-
-    def _named(self, ref: object) -> StoredSkill:
-        name = self.ledger.consume(ref) if self.ledger else name_of_ref(ref)
-        skill = self._shelf.get(name)
-        if skill is None and not self.ledger:
-            skill = self._by_bare_name(name)
-        if skill is None:
-            raise ReaderError("not-found", f"no skill called {name[:100]!r} in {self.dist}; "
-                              "search for it, or list names with `skillsite search ''`",
-                              ref=name[:100])
-        return skill
-
-    def _by_bare_name(self, name: str) -> StoredSkill | None:
-        """The one skill whose id ends in the bare ``name`` (``access`` for
-        ``telegram:access``); several are an error that lists their ids. Only asked
-        when ``name`` is no id, so a lookup by id costs nothing more."""
-        ids = self._shelf.ids_named(name)
-        if len(ids) > 1:
-            shown = ", ".join(ids[:20]) + (f" and {len(ids) - 20} more" if len(ids) > 20 else "")
-            raise ReaderError("ambiguous-name", f"{len(ids)} skills are called {name[:100]!r}: "
-                              f"{shown}; name one by its id", ref=name[:100],
-                              candidates=ids[:50])
-        return self._shelf.get(ids[0]) if ids else None
-
-    def _ref(self, name: str) -> str:
-        return self.ledger.issue(name) if self.ledger else name
-
-    def _refuse_in_safe_mode(self, operation: str) -> None:
-        if self.safe:
-            raise ReaderError("restricted-operation", f"{operation} is not offered in safe "
-                              "mode; use search, open and read")
+    def _run(self, operation: Operation[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """``operation`` as this client: counted, under the client's lock when it spends
+        what the client's budgets limit, on one build (see skillsite.reader.snapshots)."""
+        self.retrieval.count(operation.name)
+        lock = self._lock if operation.spends == BUDGET or (
+            operation.spends == SAFE_COUNTS and self.safe) else None
+        with contextlib.nullcontext() if lock is None else lock:
+            return self._snapshots.run(lambda snapshot: operation(
+                Session(self.budget, self.ledger, self.retrieval, snapshot), *args, **kwargs))
 
     # -- operations ------------------------------------------------------------------
 
     def context(self) -> results.Context:
         """How many skills of each format and tag ``dist/`` holds, its version and build
         time, and a hint on how to query it."""
-        manifest = self.artifacts.manifest
-        counts = manifest.get("counts") or {}
-        tags = self._graph_loaded().tag_counts()
-        groups = self._groups()
-        top = sorted(tags.items(), key=lambda item: (-item[1], item[0]))[:50]
-        budgets: dict[str, Any] = self.budget.to_dict()
-        if self.ledger:
-            budgets["safe"] = self.ledger.to_dict()
-        return results.Context(
-            skills=int(counts.get("skills", 0)), formats=dict(counts.get("formats", {})),
-            tags=tuple(results.TagCount(tag, count) for tag, count in top),
-            tags_total=len(tags), artifact_version=str(manifest["artifact_version"]),
-            skillsite_version=str(manifest.get("skillsite_version", "")),
-            build_time=str(manifest.get("build_time", "")),
-            index_backend=self.artifacts.backend, safe=self.safe, budgets=budgets, hint=HINT,
-            retrieval=self.retrieval.to_dict(),
-            plugins=tuple(groups.get("plugins", ())),
-            collections=tuple(groups.get("collections", ())))
+        from skillsite.reader import overview
+
+        return self._run(overview.context)
+
+    def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
+               applies_to: Iterable[str] = (), format: str | None = None,
+               compatibility: str | None = None, max_risk: str | None = None,
+               plugin: str | None = None, collection: str | None = None
+               ) -> results.SearchResult:
+        """Compact candidates for ``query``, best first, never a body. A query equal to a
+        skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
+        is clamped to 1-50; the filters keep skills with one of ``tags``, one of
+        ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
+        most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
+        from skillsite.reader import querying
+
+        return self._run(querying.search, query, limit=limit, tags=tags,
+                         applies_to=applies_to, format=format, compatibility=compatibility,
+                         max_risk=max_risk, plugin=plugin, collection=collection)
+
+    def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
+                  | None = None, capabilities: str | Sequence[str] | None = None,
+                  limit: int = 5) -> results.SearchResult:
+        """Skills for a task, ranked with their intents and ``applies_to`` above bare
+        lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
+        matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
+        intents and compatibility."""
+        from skillsite.reader import querying
+
+        return self._run(querying.recommend, task, environment=environment,
+                         capabilities=capabilities, limit=limit)
 
     def open(self, ref: str) -> results.SkillInfo:
         """A skill's metadata and outline: headings with their sizes, links,
         ``depends_on``, supporting files and lint warnings. No body."""
-        skill = self._skill(ref)
-        if self.ledger:
-            self.ledger.charge("read")
-        meta = skill.meta
-        hidden = self.safe
-        origin = self._groups().get("origins", {}).get(skill.name) or {}
-        return results.SkillInfo(
-            ref=self._ref(skill.name), name=str(meta.get("name", skill.name)),
-            title=skill.title,
-            description=skill.description, format=skill.format,
-            path=None if hidden else skill.path, version=meta.get("version"),
-            tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
-            applies_to=tuple(meta.get("applies_to", ())),
-            compatibility=str(meta.get("compatibility", "")), risk=risk_of(skill),
-            depends_on=tuple(meta.get("depends_on", ())),
-            headings=tuple(results.Heading(s.index, s.heading, s.level, s.start_line,
-                                           s.end_line, s.length) for s in skill.spans),
-            links=() if hidden else tuple(skill.local(link) for link in meta.get("links", ())),
-            files=() if hidden else tuple(skill.local(path) for path in skill.files),
-            warnings=tuple(results.Warning(*row) for row in meta.get("warnings", ())),
-            chars=len(skill.body), lines=skill.lines, id=skill.name,
-            plugin=str(meta.get("plugin", "")), collection=str(meta.get("collection", "")),
-            errors=tuple(results.Warning(*row) for row in meta.get("errors", ())),
-            copies=tuple(i for i in self._groups().get("copies", {}).get(skill.sha256, ())
-                         if i != skill.name),
-            source_url=None if hidden else origin.get("source_url"),
-            changed=origin.get("changed"), trust=_trust(meta, hidden))
+        from skillsite.reader import opening
+
+        return self._run(opening.open_skill, ref)
 
     def read(self, ref: str | None, section: str | int | None = None, *,
              start_line: int | None = None, end_line: int | None = None,
@@ -253,10 +178,10 @@ class Library(Queries, Serving):
         ``skill://<skill>/<path>`` ref), that supporting file of the skill. A cut is
         explicit: ``truncated``, a marker counted inside ``max_chars``, and a ``cursor``
         that reads on. ``references`` lists the text's ``{baseDir}/...`` paths as refs."""
-        from skillsite.reader.reading import read_passage
+        from skillsite.reader import reading
 
-        return read_passage(self, ref, section, start_line, end_line, max_chars, cursor,
-                            file)
+        return self._run(reading.read, ref, section, start_line=start_line,
+                         end_line=end_line, max_chars=max_chars, cursor=cursor, file=file)
 
     def resolve(self, ref: str | None, args: str | Sequence[str] | None = None, *,
                 max_chars: int = 12_000, cursor: str | None = None) -> results.Resolved:
@@ -265,114 +190,82 @@ class Library(Queries, Serving):
         ``{{arg1}}``; Claude Code's ``$ARGUMENTS``, ``$ARGUMENTS[N]``, ``$N``), at most
         ``max_chars`` with ``truncated`` and a ``cursor`` (pass the same ``args`` with it).
         Never installs or runs anything; not in safe mode."""
-        from skillsite.reader.resolving import resolve_skill
+        from skillsite.reader import resolving
 
-        return resolve_skill(self, ref, args, max_chars, cursor)
+        return self._run(resolving.resolve, ref, args, max_chars=max_chars, cursor=cursor)
 
     def related(self, ref: str, limit: int = 10) -> results.Related:
         """Neighbours by links (both ways), ``depends_on`` (both ways) and shared tags,
         each with the reasons it is related; when those give fewer than
-        :data:`CONTENT_BELOW`, skills alike by content too (shared distinctive terms,
-        named in ``terms``). Never their bodies."""
-        skill = self._skill(ref)
-        limit = clamp(limit, 1, 50, "limit")
-        if self.ledger:
-            self.ledger.charge("search")
-        found = []
-        for name, score, reasons in self._graph_loaded().neighbours(skill.name):
-            other = self._shelf.get(name)
-            if other is not None:
-                found.append(results.Neighbour(self._ref(name), name, one_line(other.title),
-                                               one_line(other.description), reasons, score))
-                if len(found) >= limit:
-                    break
-        if len(found) < min(CONTENT_BELOW, limit):
-            found += self._alike(skill.name, {n.name for n in found}, limit - len(found))
-        return results.Related(self._ref(skill.name), skill.name, tuple(found))
+        :data:`~skillsite.reader.relating.CONTENT_BELOW`, skills alike by content too
+        (shared distinctive terms, named in ``terms``). Never their bodies."""
+        from skillsite.reader import relating
 
-    def _alike(self, name: str, listed: set[str], room: int) -> list[results.Neighbour]:
-        from skillsite.reader.alike import alike
-
-        hits = [(other, score, terms) for other, score, terms
-                in alike(self._finder, name, room + len(listed)) if other not in listed]
-        shown = self._finder.hits([other for other, _, _ in hits[:room]])
-        return [results.Neighbour(self._ref(other), other, one_line(shown[other].title),
-                                  one_line(shown[other].description),
-                                  (f"similar content: {', '.join(terms)}",), score, terms)
-                for other, score, terms in hits[:room] if other in shown]
+        return self._run(relating.related, ref, limit)
 
     def compose(self, ref: str, limit: int = 4) -> results.Composition:
         """Exactly one level of ``depends_on``, in declared order (``limit`` clamped to
         1-8): compact metadata and the references that name no skill, never bodies."""
-        skill = self._skill(ref)
-        limit = clamp(limit, 1, 8, "limit")
-        if self.ledger:
-            self.ledger.charge("search")
-        found: list[results.Compact] = []
-        unresolved: list[str] = []
-        declared = [str(name) for name in skill.meta.get("depends_on", ())]
-        for name in declared:
-            other = self._shelf.get(name)
-            if other is None:
-                unresolved.append(name)
-            elif len(found) < limit:
-                found.append(results.Compact(self._ref(name), name, one_line(other.title),
-                                             one_line(other.description), other.format,
-                                             tuple(other.meta.get("tags", ()))))
-        truncated = len(declared) - len(unresolved) > limit
-        return results.Composition(self._ref(skill.name), skill.name, tuple(found),
-                                   tuple(unresolved), truncated)
+        from skillsite.reader import relating
 
-    def _groups(self) -> dict[str, Any]:
-        """``groups.json``: the plugins and collections of ``dist/`` (read once per
-        snapshot of it)."""
-        artifacts = self.artifacts
-        cached = getattr(self, "_groups_read", None)
-        if cached is not None and cached[0] is artifacts:
-            return cached[1]
-        groups = self._read_groups(artifacts)
-        self._groups_read = (artifacts, groups)
-        return groups
+        return self._run(relating.compose, ref, limit)
 
-    @staticmethod
-    def _read_groups(artifacts: Artifacts) -> dict[str, Any]:
-        if not artifacts.listed(GROUPS):
-            return {}
-        path = artifacts.require(GROUPS)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise artifacts.damaged(GROUPS, f"cannot be read ({error})") from None
-        return data if isinstance(data, dict) else {}
+    def prompt(self, refs: Sequence[str] | None = None, style: str = "xml",
+               max_chars: int | None = None, *, location_root: str | None = None
+               ) -> results.Prompt:
+        """The skills block of a system prompt: ``xml`` as skills-ref's ``to-prompt``,
+        ``markdown`` as Flux's ``build_skills_preamble``. ``refs`` default to every skill,
+        then within :data:`~skillsite.reader.serving.DEFAULT_PROMPT_CHARS` unless
+        ``max_chars`` says otherwise; whole skills only, and ``omitted`` names those left
+        out. ``location_root`` is joined to each skill's path for ``<location>`` (default:
+        the path in the corpus)."""
+        from skillsite.reader import serving
+
+        return self._run(serving.prompt, refs, style, max_chars, location_root=location_root)
 
     def verify(self) -> list[dict[str, str]]:
         """Hash every file against the manifest: the mismatches (empty when all is well)."""
-        return [m.to_dict() for m in self.artifacts.verify()]
+        from skillsite.reader import overview
 
-    # -- helpers ---------------------------------------------------------------------
+        return self._run(overview.verify)
 
-    def _graph_loaded(self) -> Graph:
-        return self._snapshots.pinned().graph()
+    # -- for the MCP server: files, front matter and names ---------------------------
 
+    def skill_file(self, name: str, path: str = "SKILL.md") -> bytes:
+        """The bytes of a skill's file: ``SKILL.md`` verbatim (or a generated SKILL.md
+        view for ``.skill.toml``, ``skill.json`` and Mini-A skills), its own file by name,
+        or a supporting file by its path relative to the skill's folder. Counts against
+        the Library's budgets."""
+        from skillsite.reader import serving
 
-# Every public operation answers from one build, even while a new one is swapped in; those
-# that spend a client's budgets run one at a time per client (skillsite.reader.clients).
-for _operation in ("compose", "context", "front_matter", "names", "open", "prompt", "read",
-                   "recommend", "related", "resolve", "search", "skill_file", "skill_files",
-                   "verify"):
-    _pinned = counted(_operation, pinned_operation(getattr(Library, _operation)))
-    if _operation in ("read", "resolve", "skill_file"):
-        _pinned = one_at_a_time(_pinned)
-    elif _operation in ("compose", "open", "recommend", "related", "search"):
-        _pinned = one_at_a_time(_pinned, safe_only=True)
-    setattr(Library, _operation, _pinned)
+        return self._run(serving.skill_file, name, path)
 
+    def has_skill(self, skill_id: str) -> bool:
+        """Whether ``dist/`` holds a skill with exactly this id (no bare-name lookup)."""
+        return self.session().has_skill(skill_id)
 
-def _trust(meta: dict[str, Any], hidden: bool) -> dict[str, Any] | None:
-    """The trust assessment; in safe mode its evidence keeps rule and line but not
-    paths, as the rest of ``open`` does."""
-    trust = meta.get("trust")
-    if not isinstance(trust, dict) or not hidden:
-        return trust if isinstance(trust, dict) else None
-    return {**trust, "reasons": [{k: v for k, v in reason.items() if k != "path"}
-                                 for reason in trust.get("reasons", ())]}
+    def skill_files(self, name: str) -> list[results.FileInfo]:
+        """Every file of the skill (path relative to its folder, size, sha256)."""
+        from skillsite.reader import serving
+
+        return self._run(serving.skill_files, name)
+
+    def front_matter(self, name: str) -> str:
+        """The skill's front matter exactly as written (a manifest's whole text)."""
+        from skillsite.reader import serving
+
+        return self._run(serving.front_matter, name)
+
+    def front_matter_data(self, name: str) -> dict[str, Any]:
+        """The front matter of the SKILL.md :meth:`skill_file` serves, as a JSON object
+        (the build's parse, kept in dist/): a generated view's is its name and description.
+        """
+        from skillsite.reader import serving
+
+        return self._run(serving.front_matter_data, name)
+
+    def names(self, cursor: str | None = None, limit: int = 100) -> results.NamePage:
+        """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``."""
+        from skillsite.reader import serving
+
+        return self._run(serving.names, cursor, limit)

@@ -1,4 +1,4 @@
-"""``search`` and ``recommend`` of :class:`~skillsite.reader.library.Library`."""
+"""``search`` and ``recommend``: compact candidates from the index, never a body."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,10 +16,9 @@ from skillsite.reader.finder import (
     INTENT_BONUS,
     RISKS,
     Filters,
-    Finder,
 )
-from skillsite.reader.safe import SafeLedger
-from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
+from skillsite.reader.session import SAFE_COUNTS, Session, operation
+from skillsite.reader.shelf import Hit, Listing, StoredSkill
 from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
 
 MAX_QUERY_CHARS = 2000
@@ -27,109 +26,106 @@ MAX_QUERY_CHARS = 2000
 NO_RECORD = [""] * (WHOLE + 1)
 
 
-class Queries:
-    """The search half of the Library (a mixin: the Library sets these attributes)."""
+@operation("search", spends=SAFE_COUNTS)
+def search(session: Session, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
+           applies_to: Iterable[str] = (), format: str | None = None,
+           compatibility: str | None = None, max_risk: str | None = None,
+           plugin: str | None = None, collection: str | None = None
+           ) -> results.SearchResult:
+    """Compact candidates for ``query``, best first, never a body. A query equal to a
+    skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
+    is clamped to 1-50; the filters keep skills with one of ``tags``, one of
+    ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
+    most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
+    query = text_argument(query, "query", MAX_QUERY_CHARS)
+    filters = _filters(tags, applies_to, format, compatibility, max_risk)
+    if plugin is not None or collection is not None:
+        filters = replace(filters,
+                          plugin=text_argument(plugin, "plugin", 200) if plugin else None,
+                          collection=text_argument(collection, "collection", 200)
+                          if collection else None)
+    limit = clamp(limit, 1, 50, "limit")
+    if session.ledger:
+        session.ledger.check_query(query)
+        limit = min(limit, session.ledger.policy.search_limit)
+    hits: Sequence[tuple[Hit | Listing, float]]
+    if not query.strip():
+        hits = [(skill, 0.0) for skill in _browse(session, filters, limit)]
+    else:
+        hits = _ranked(session, query, filters, limit, ())
+    return _answer(session, query, limit, hits, browse=not query.strip())
 
-    ledger: SafeLedger | None
-    _shelf: Shelf
-    _finder: Finder
 
-    def _ref(self, name: str) -> str:
-        raise NotImplementedError
+@operation("recommend", spends=SAFE_COUNTS)
+def recommend(session: Session, task: str, *,
+              environment: str | Sequence[str] | Mapping[str, Any] | None = None,
+              capabilities: str | Sequence[str] | None = None,
+              limit: int = 5) -> results.SearchResult:
+    """Skills for a task, ranked with their intents and ``applies_to`` above bare
+    lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
+    matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
+    intents and compatibility."""
+    task = text_argument(task, "task", MAX_QUERY_CHARS)
+    where, able = words(environment), words(capabilities)
+    limit = clamp(limit, 1, 50, "limit")
+    if session.ledger:
+        session.ledger.check_query(task)
+        limit = min(limit, session.ledger.policy.search_limit)
+    boosts = ((INTENT_BONUS, task, ("intents",)),
+              (APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
+              (CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
+    query = " ".join(part for part in (task, where, able) if part)
+    return _answer(session, query, limit, _ranked(session, query, Filters(), limit, boosts),
+                   browse=False)
 
-    def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
-               applies_to: Iterable[str] = (), format: str | None = None,
-               compatibility: str | None = None, max_risk: str | None = None,
-               plugin: str | None = None, collection: str | None = None
-               ) -> results.SearchResult:
-        """Compact candidates for ``query``, best first, never a body. A query equal to a
-        skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
-        is clamped to 1-50; the filters keep skills with one of ``tags``, one of
-        ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
-        most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
-        query = text_argument(query, "query", MAX_QUERY_CHARS)
-        filters = _filters(tags, applies_to, format, compatibility, max_risk)
-        if plugin is not None or collection is not None:
-            filters = replace(filters,
-                              plugin=text_argument(plugin, "plugin", 200) if plugin else None,
-                              collection=text_argument(collection, "collection", 200)
-                              if collection else None)
-        limit = clamp(limit, 1, 50, "limit")
-        if self.ledger:
-            self.ledger.check_query(query)
-            limit = min(limit, self.ledger.policy.search_limit)
-        hits: Sequence[tuple[Hit | Listing, float]]
-        if not query.strip():
-            hits = [(skill, 0.0) for skill in self._browse(filters, limit)]
-        else:
-            hits = self._ranked(query, filters, limit, ())
-        return self._answer(query, limit, hits, browse=not query.strip())
 
-    def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
-                  | None = None, capabilities: str | Sequence[str] | None = None,
-                  limit: int = 5) -> results.SearchResult:
-        """Skills for a task, ranked with their intents and ``applies_to`` above bare
-        lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
-        matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
-        intents and compatibility."""
-        task = text_argument(task, "task", MAX_QUERY_CHARS)
-        where, able = words(environment), words(capabilities)
-        limit = clamp(limit, 1, 50, "limit")
-        if self.ledger:
-            self.ledger.check_query(task)
-            limit = min(limit, self.ledger.policy.search_limit)
-        boosts = ((INTENT_BONUS, task, ("intents",)),
-                  (APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
-                  (CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
-        query = " ".join(part for part in (task, where, able) if part)
-        return self._answer(query, limit, self._ranked(query, Filters(), limit, boosts),
-                            browse=False)
+def _ranked(session: Session, query: str, filters: Filters, limit: int,
+            boosts: Sequence[tuple[float, str, tuple[str, ...]]]
+            ) -> list[tuple[Hit, float]]:
+    hits = session.finder.ranked(query, filters, limit, boosts)
+    exact = session.finder.exact(query)
+    if exact is not None and filters:
+        listing = session.finder.listings([exact.name]).get(exact.name)
+        exact = exact if listing is not None and filters.accepts(listing) else None
+    if exact is not None:
+        best = max((score for _, score in hits), default=0.0)
+        hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
+                                                  if hit[0].name != exact.name]
+    return hits[:limit]
 
-    def _ranked(self, query: str, filters: Filters, limit: int,
-                boosts: Sequence[tuple[float, str, tuple[str, ...]]]
-                ) -> list[tuple[Hit, float]]:
-        hits = self._finder.ranked(query, filters, limit, boosts)
-        exact = self._finder.exact(query)
-        if exact is not None and filters:
-            listing = self._finder.listings([exact.name]).get(exact.name)
-            exact = exact if listing is not None and filters.accepts(listing) else None
-        if exact is not None:
-            best = max((score for _, score in hits), default=0.0)
-            hits = [(exact, round(best + 1.0, 6))] + [hit for hit in hits
-                                                      if hit[0].name != exact.name]
-        return hits[:limit]
 
-    def _browse(self, filters: Filters, limit: int) -> list[StoredSkill]:
-        found = []
-        for name in self._finder.names():
-            skill = self._shelf.get(name)
-            if skill is not None and filters.accepts(skill):
-                found.append(skill)
-                if len(found) >= limit:
-                    break
-        return found
+def _browse(session: Session, filters: Filters, limit: int) -> list[StoredSkill]:
+    found = []
+    for name in session.finder.names():
+        skill = session.store.get(name)
+        if skill is not None and filters.accepts(skill):
+            found.append(skill)
+            if len(found) >= limit:
+                break
+    return found
 
-    def _answer(self, query: str, limit: int, hits: Sequence[tuple[Hit | Listing, float]],
-                browse: bool) -> results.SearchResult:
-        width = self.ledger.policy.meta_chars if self.ledger else DESCRIPTION_CHARS
-        matched: list[tuple[str, ...]] = [()] * len(hits)
-        if not browse:
-            records = self._finder.records([skill.name for skill, _ in hits])
-            matched = matched_fields(query, [records.get(skill.name, NO_RECORD)
-                                             for skill, _ in hits],
-                                     self._finder.known_words(query))
-        candidates = tuple(
-            results.Candidate(ref=self._ref(skill.name), name=bare_name(skill.name),
-                      id=skill.name,
-                      title=one_line(skill.title, width), description=one_line(
-                          skill.description, width), format=skill.format,
-                      tags=skill.tags, score=score, matched=fields)
-            for (skill, score), fields in zip(hits, matched))
-        if self.ledger:
-            self.ledger.charge("search", sum(len(c.title) + len(c.description)
-                                             for c in candidates))
-        return results.SearchResult(query=query, limit=limit, browse=browse,
-                                    results=candidates)
+
+def _answer(session: Session, query: str, limit: int,
+            hits: Sequence[tuple[Hit | Listing, float]], browse: bool) -> results.SearchResult:
+    width = session.ledger.policy.meta_chars if session.ledger else DESCRIPTION_CHARS
+    matched: list[tuple[str, ...]] = [()] * len(hits)
+    if not browse:
+        records = session.finder.records([skill.name for skill, _ in hits])
+        matched = matched_fields(query, [records.get(skill.name, NO_RECORD)
+                                         for skill, _ in hits],
+                                 session.finder.known_words(query))
+    candidates = tuple(
+        results.Candidate(ref=session.ref(skill.name), name=bare_name(skill.name),
+                          id=skill.name,
+                          title=one_line(skill.title, width), description=one_line(
+                              skill.description, width), format=skill.format,
+                          tags=skill.tags, score=score, matched=fields)
+        for (skill, score), fields in zip(hits, matched))
+    if session.ledger:
+        session.ledger.charge("search", sum(len(c.title) + len(c.description)
+                                            for c in candidates))
+    return results.SearchResult(query=query, limit=limit, browse=browse,
+                                results=candidates)
 
 
 def bare_name(skill_id: str) -> str:

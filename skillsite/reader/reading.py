@@ -1,37 +1,34 @@
-"""``read`` of :class:`~skillsite.reader.library.Library`: budgets, safe mode and cursors
-around :mod:`skillsite.reader.passages`."""
+"""``read``: budgets, safe mode and cursors around :mod:`skillsite.reader.passages`."""
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from skillsite.reader import passages
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.passages import Cut, Position
 from skillsite.reader.results import FileRef, Passage
+from skillsite.reader.session import BUDGET, Session, operation
 from skillsite.reader.shelf import StoredSkill
 
-if TYPE_CHECKING:
-    from skillsite.reader.library import Library
 
-
-def read_passage(library: Library, ref: str | None, section: str | int | None,
-                 start_line: int | None, end_line: int | None, max_chars: int,
-                 cursor: str | None, file: str | None = None) -> Passage:
+@operation("read", spends=BUDGET)
+def read(session: Session, ref: str | None, section: str | int | None = None, *,
+         start_line: int | None = None, end_line: int | None = None,
+         max_chars: int = 4000, cursor: str | None = None,
+         file: str | None = None) -> Passage:
     budget = passages.clamp_chars(max_chars)
-    ledger = library.ledger
+    ledger = session.ledger
     key = ledger.cursor_key if ledger else None
     position = Position.decode(cursor, key) if cursor is not None else None
-    if ref is None and position is not None and not library.safe:
+    if ref is None and position is not None and not session.safe:
         ref = position.name
-    skill, file = library._skill_and_file(ref, file)
+    skill, file = session.skill_and_file(ref, file)
     if position is not None and position.mode == "file" and file is None:
         file = position.file
     if file is not None:
         if section is not None or start_line is not None or end_line is not None:
             raise ReaderError("invalid-argument", "a file is read whole, with max_chars and "
                               "a cursor; pass no section or line range with it")
-        library._refuse_in_safe_mode("read of a file")
-    budget = library.budget.allowance(skill.name, budget)
+        session.refuse_in_safe_mode("read of a file")
+    budget = session.budget.allowance(skill.name, budget)
     if ledger:
         budget = min(budget, ledger.policy.read_chars,
                      max(ledger.policy.max_chars - ledger.chars, 0))
@@ -39,44 +36,44 @@ def read_passage(library: Library, ref: str | None, section: str | int | None,
         raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
                           "session's budget, too few for a read", budget="characters")
     if file is not None:
-        cut, heading = _file(library, skill, file, position, budget, key), None
+        cut, heading = _file(session, skill, file, position, budget, key), None
     elif position is not None:
         cut, heading = _resume(skill, position, budget, key)
     else:
-        cut, heading = _fresh(library, skill, section, start_line, end_line, budget, key)
+        cut, heading = _fresh(session, skill, section, start_line, end_line, budget, key)
     if ledger:
         ledger.charge("read", len(cut.text))
-    library._charge(skill.name, len(cut.text))
+    session.charge(skill.name, len(cut.text))
     lines_read = file is None and (start_line is not None or end_line is not None
                                    or (position is not None and position.mode == "lines"))
-    return Passage(ref=library._ref(skill.name), name=skill.name, section=heading,
+    return Passage(ref=session.ref(skill.name), name=skill.name, section=heading,
                    start_line=cut.start_line, end_line=cut.end_line, text=cut.text,
                    chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor,
-                   file=file, references=_references(library, skill, cut.text),
-                   front_matter_lines=_front_matter_lines(library, skill, cut)
+                   file=file, references=_references(session, skill, cut.text),
+                   front_matter_lines=_front_matter_lines(session, skill, cut)
                    if lines_read else None)
 
 
 # file_passages is loaded only by a read that needs it: most reads of a cold query do not.
-def _references(library: Library, skill: StoredSkill, text: str) -> tuple[FileRef, ...]:
-    if library.safe or "{baseDir}/" not in text:
+def _references(session: Session, skill: StoredSkill, text: str) -> tuple[FileRef, ...]:
+    if session.safe or "{baseDir}/" not in text:
         return ()
     from skillsite.reader.file_passages import references
 
     return references(skill, text)
 
 
-def _front_matter_lines(library: Library, skill: StoredSkill, cut: Cut) -> tuple[int, int] | None:
+def _front_matter_lines(session: Session, skill: StoredSkill, cut: Cut) -> tuple[int, int] | None:
     from skillsite.reader.file_passages import front_matter_lines
 
-    return front_matter_lines(library._shelf, skill, cut.start_line, cut.end_line)
+    return front_matter_lines(session.store, skill, cut.start_line, cut.end_line)
 
 
-def _file(library: Library, skill: StoredSkill, path: str, position: Position | None,
+def _file(session: Session, skill: StoredSkill, path: str, position: Position | None,
           budget: int, key: bytes | None) -> Cut:
     from skillsite.reader.file_passages import file_text, start_of_file
 
-    text, sha256 = file_text(library._shelf, skill, path)
+    text, sha256 = file_text(session.store, skill, path)
     if position is None:
         position = start_of_file(skill, path, sha256)
     elif position.mode != "file" or position.file != path or position.name != skill.name:
@@ -88,7 +85,7 @@ def _file(library: Library, skill: StoredSkill, path: str, position: Position | 
     return passages.read_text(text, position, budget, key)
 
 
-def _fresh(library: Library, skill: StoredSkill, section: str | int | None,
+def _fresh(session: Session, skill: StoredSkill, section: str | int | None,
            start_line: int | None, end_line: int | None, budget: int, key: bytes | None
            ) -> tuple[Cut, str | None]:
     if start_line is not None or end_line is not None:
@@ -96,10 +93,10 @@ def _fresh(library: Library, skill: StoredSkill, section: str | int | None,
             raise ReaderError("invalid-argument", "pass a section or a line range, not both")
         first = _line(start_line if start_line is not None else 1, "start_line")
         last = _line(end_line if end_line is not None else skill.lines, "end_line")
-        if library.ledger:
-            last = min(last, first + library.ledger.policy.read_lines - 1)
+        if session.ledger:
+            last = min(last, first + session.ledger.policy.read_lines - 1)
         return passages.read_lines(skill, first, last, 0, budget, key), None
-    if section is None and library.ledger and skill.spans:
+    if section is None and session.ledger and skill.spans:
         section = 0  # safe mode never serves a whole body in one read
     if section is not None:
         span = passages.find_section(skill, section)

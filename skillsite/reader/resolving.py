@@ -21,16 +21,14 @@ import json
 import re
 import shlex
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from skillsite.reader import passages
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.results.resolved import Resolved
+from skillsite.reader.session import BUDGET, Session, operation
 from skillsite.reader.shelf import StoredSkill
 from skillsite.reader.views import text_argument
-
-if TYPE_CHECKING:
-    from skillsite.reader.library import Library
 
 PLACEHOLDER = re.compile(r"\{\{\s*(args|argv|arg(\d+))\s*\}\}|\$ARGUMENTS(?:\[(\d+)\])?"
                          r"|\$(\d+)(?![\w])")
@@ -91,34 +89,35 @@ def version_of(sha256: str, raw: str, words: tuple[str, ...]) -> str:
     return f"{sha256}.{digest[:16]}"
 
 
-def resolve_skill(library: Library, ref: str | None, args: str | Sequence[str] | None,
-                  max_chars: int, cursor: str | None) -> Resolved:
+@operation("resolve", spends=BUDGET)
+def resolve(session: Session, ref: str | None, args: str | Sequence[str] | None = None, *,
+            max_chars: int = 12_000, cursor: str | None = None) -> Resolved:
     from skillsite.reader import files
 
-    library._refuse_in_safe_mode("resolve")
+    session.refuse_in_safe_mode("resolve")
     budget = passages.clamp_chars(max_chars)
     position = passages.Position.decode(cursor) if cursor is not None else None
     if position is not None and position.mode != "template":
         raise ReaderError("invalid-argument", "this cursor is not one that resolve returned; "
                           "pass the cursor of the last resolve unchanged")
-    skill = library._skill(ref if ref is not None or position is None else position.name)
+    skill = session.skill(ref if ref is not None or position is None else position.name)
     raw, words = split_arguments(args)
     version = version_of(skill.sha256, raw, words)
     if position is not None and (position.name != skill.name or position.version != version):
         raise ReaderError("invalid-argument", f"this cursor belongs to another resolve of "
                           f"{position.name[:80]!r}: pass the same ref and args with it "
                           "(or dist/ was rebuilt: resolve again without a cursor)")
-    budget = library.budget.allowance(skill.name, budget)
+    budget = session.budget.allowance(skill.name, budget)
     if budget < passages.MIN_CHARS:
         raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
                           "session's budget, too few for a resolve", budget="characters")
     text, placeholders = render(skill.body, raw, words)
     start = position or passages.Position(skill.name, version, "template", 0)
     cut = passages.read_text(text, start, budget)
-    library._charge(skill.name, len(cut.text))
+    session.charge(skill.name, len(cut.text))
     return Resolved(
         ref=skill.name, name=skill.name, metadata=_metadata(skill),
-        front_matter=_front_matter(library, skill, files),
+        front_matter=_front_matter(session, skill, files),
         files=tuple(skill.local(path) for path in skill.files), arguments=words,
         placeholders=placeholders, template=cut.text, chars=len(cut.text),
         truncated=cut.truncated, cursor=cut.cursor)
@@ -130,10 +129,10 @@ def _metadata(skill: StoredSkill) -> dict[str, Any]:
     return {"name": skill.meta.get("name", skill.name), "description": skill.description}
 
 
-def _front_matter(library: Library, skill: StoredSkill, files: Any) -> str:
+def _front_matter(session: Session, skill: StoredSkill, files: Any) -> str:
     if skill.format == "skill-md":
         try:
-            return str(files.front_matter(library._shelf, skill))
+            return str(files.front_matter(session.store, skill))
         except ReaderError:
             pass  # over the size cap: the fields the build kept
     return "".join(f"{key}: {json.dumps(value, ensure_ascii=False)}\n"

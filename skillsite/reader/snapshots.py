@@ -3,16 +3,17 @@
 A build swaps in the new ``dist/`` with one atomic rename and deletes the old folder at
 once. A long-lived Library opens files lazily, so it could meet the new build's files under
 the old manifest (half of each) or find the old ones gone. It therefore answers from a
-:class:`Snapshot` (manifest, content shelf, index finder, graph), and each operation pins
-the current snapshot for its whole run: a manifest that changed since (a new build) gives
-a new snapshot first, and an operation that still meets a damaged file because the swap
-came while it ran is run once more, on the new snapshot. Files are hashed on first use
+:class:`Snapshot` (manifest, content shelf, index finder, graph, groups), and each
+operation runs on one snapshot, its session's (:mod:`skillsite.reader.session`), for its
+whole run: a manifest that changed since (a new build) gives a new snapshot first, and an
+operation that still meets a damaged file because the swap came while it ran is run once
+more, on the new snapshot. Files are hashed on first use
 (:meth:`~skillsite.reader.artifacts.Artifacts.require`), so a new file is never read under
 an old manifest.
 """
 from __future__ import annotations
 
-import functools
+import json
 import os
 import threading
 from pathlib import Path
@@ -23,9 +24,10 @@ from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder
 from skillsite.reader.neighbours import Graph, load_graph
 from skillsite.reader.shelf import Shelf
+from skillsite.store.groups import GROUPS
 
 Identity = tuple[int, int, int]
-F = TypeVar("F", bound=Callable[..., Any])
+R = TypeVar("R")
 
 
 def manifest_identity(dist: Path) -> Identity | None:
@@ -48,6 +50,7 @@ class Snapshot:
         self.shelf = Shelf(self.artifacts)
         self.finder = Finder(self.artifacts, self.shelf)
         self._graph: Graph | None = None
+        self._groups: dict[str, Any] | None = None
         self._lock = threading.Lock()
 
     def graph(self) -> Graph:
@@ -56,22 +59,27 @@ class Snapshot:
                 self._graph = load_graph(self.artifacts)
             return self._graph
 
+    def groups(self) -> dict[str, Any]:
+        """``groups.json``: the plugins and collections of ``dist/`` (read once)."""
+        with self._lock:
+            if self._groups is None:
+                self._groups = _read_groups(self.artifacts)
+            return self._groups
+
 
 class Snapshots:
-    """The current snapshot of ``dist``, and the one each running operation pinned."""
+    """The current snapshot of ``dist``."""
 
     def __init__(self, dist: Path, verify: bool, hash_on_read: bool = True) -> None:
         self.dist = dist
         self.verify = verify
         self.hash_on_read = hash_on_read
         self.current = Snapshot(dist, verify, hash_on_read)
-        self._local = threading.local()
         self._lock = threading.Lock()
 
-    def pinned(self) -> Snapshot:
-        return getattr(self._local, "snapshot", None) or self.current
-
-    def _fresh(self) -> Snapshot:
+    def fresh(self) -> Snapshot:
+        """The snapshot of the build ``dist`` holds now (the current one, unless a new
+        build was swapped in and reads well)."""
         identity = manifest_identity(self.dist)
         if identity is not None and identity != self.current.identity:
             with self._lock:
@@ -82,33 +90,26 @@ class Snapshots:
                         pass  # the new build is unreadable: keep answering from the old one
         return self.current
 
-    def run(self, operation: Callable[[], Any]) -> Any:
-        if getattr(self._local, "snapshot", None) is not None:
-            return operation()  # called from inside another operation: same snapshot
+    def run(self, operation: Callable[[Snapshot], R]) -> R:
+        """``operation`` on the fresh snapshot; run once more on the next one when it met
+        a damaged file because a new build was swapped in meanwhile."""
         for attempt in (1, 2):
-            pinned = self._local.snapshot = self._fresh()
+            pinned = self.fresh()
             try:
-                return operation()
+                return operation(pinned)
             except ReaderError as error:
                 swapped = manifest_identity(self.dist) != pinned.identity
                 if attempt == 2 or error.code != "damaged-dist" or not swapped:
                     raise
-            finally:
-                self._local.snapshot = None
+        raise AssertionError("unreachable")
 
 
-def pinned_operation(method: F) -> F:
-    """Run a Library method on one snapshot (see the module docstring)."""
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return self._snapshots.run(lambda: method(self, *args, **kwargs))
-    return run  # type: ignore[return-value]
-
-
-def counted(operation: str, method: F) -> F:
-    """Count each call of a Library method in its caller's retrieval counters."""
-    @functools.wraps(method)
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self.retrieval.count(operation)
-        return method(self, *args, **kwargs)
-    return run  # type: ignore[return-value]
+def _read_groups(artifacts: Artifacts) -> dict[str, Any]:
+    if not artifacts.listed(GROUPS):
+        return {}
+    path = artifacts.require(GROUPS)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise artifacts.damaged(GROUPS, f"cannot be read ({error})") from None
+    return data if isinstance(data, dict) else {}

@@ -25,7 +25,7 @@ QUERIES = ("debug a stuck kubernets rollout", "review a database migration", "pd
 
 def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
     library = Library(dist, max_skills=None, max_chars=None)
-    shelf = library._shelf
+    shelf = library.session().store
     names = shelf.names()
     records = shelf.ranking_records(names)
     assert names and sorted(records) == names
@@ -36,7 +36,7 @@ def test_every_stored_skill_ranks_as_its_own_text(dist: Path) -> None:
 
 
 def test_the_hits_file_holds_what_a_hit_shows(dist: Path) -> None:
-    shelf = Library(dist, max_skills=None, max_chars=None)._shelf
+    shelf = Library(dist, max_skills=None, max_chars=None).session().store
     names = shelf.names()
     hits = shelf.hits(names)
     for name, (listing, _) in shelf.listings(names).items():
