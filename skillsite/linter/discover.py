@@ -8,11 +8,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from skillsite.linter.listings import (
+    Listing,
     Listings,
     folder_chain,
     record_listing,
@@ -110,7 +111,7 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
             return None
         inherited = any(previous[a][1] for a in chain[:-1])
         reals = [real_top + a[len(top):] for a in chain]
-        start = (folder, reals[-1], frozenset(reals), False, inherited)
+        start = _Folder(folder, reals[-1], frozenset(reals), False, inherited)
         files += _walk(root, real_root, exclude, sink, listings, starts=[start],
                        descend=lambda path: path not in previous)
     if sink or not listings.complete or any(
@@ -139,121 +140,170 @@ def _exclusion(exclude: tuple[str, ...]) -> Callable[[str], re.Match[str] | None
                                for pattern in exclude)).match
 
 
-#: A folder to walk: path as found, real path, real ancestors, reached through a symlink,
-#: inside a SKILL.md skill's folder.
-_Folder = tuple[str, str, frozenset[str], bool, bool]
+class _Folder(NamedTuple):
+    """A folder waiting to be walked."""
+
+    path: str  # as found
+    real: str  # its real path
+    ancestors: frozenset[str]  # the real paths of the folders above it, and its own
+    via_link: bool  # reached through a symlink
+    in_skill: bool  # inside a SKILL.md skill's folder
 
 
-def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],  # noqa: C901, PLR0912, PLR0915 (to split)
+@dataclass
+class _Scan:
+    """What the listing of one folder gave."""
+
+    in_skill: bool
+    tree: Tree | None  # the skill's tree, when the folder holds a SKILL.md and trees are kept
+    keep: bool  # a listing worth recording for the next incremental build
+    files: list[tuple[str, str]] = field(default_factory=list)
+    subfolders: list[str] = field(default_factory=list)
+    candidates: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _walk(root: Path, real_root: Path, exclude: tuple[str, ...],
           sink: list[Flagged], listings: Listings | None, starts: list[_Folder] | None = None,
           descend: Callable[[str], bool] | None = None,
           trees: dict[str, Tree] | None = None) -> Iterator[tuple[str, str]]:
     """The walk from ``root``, or from ``starts`` going down only into the subfolders
     ``descend`` accepts (see :func:`rewalk`). With ``trees``, the folders of each skill
     are listed when its ``SKILL.md`` is found, and its tree is put there under that path."""
-    # A file reached twice (through a symlinked folder and directly) is checked once, under
-    # its real path: whatever is reached through a symlink waits until the rest is walked.
-    # Paths are plain strings, joined by hand: this loop sees every entry of the tree.
-    seen: set[tuple[str, str]] = set()
-    sep = os.sep
-    excluded = _exclusion(exclude)
+    walk = _Walker(root, real_root, exclude, sink, listings, descend, trees)
     top, real_top = str(root), str(real_root)
-    stack: list[_Folder] = starts or [(top, real_top, frozenset({real_top}), False, False)]
-    linked: list[_Folder] = []
-    listed: dict[str, list[os.DirEntry[str]]] = {}  # listed with a skill's tree, not yet walked
-    while stack or linked:
-        folder, real_folder, ancestors, via_link, in_skill = (stack.pop() if stack
-                                                              else linked.pop())
-        unchanged = None
-        if listings is not None and not via_link:
-            unchanged = unchanged_listing(folder, listings)
-        if unchanged is not None:  # the common case of an incremental build: keep it lean
-            in_skill = in_skill or unchanged[1]
-            here, real_here = folder + sep, real_folder + sep
-            for name in unchanged[2]:
+    return walk.run(starts or [_Folder(top, real_top, frozenset({real_top}), False, False)])
+
+
+class _Walker:
+    """One walk. A file reached twice (through a symlinked folder and directly) is checked
+    once, under its real path: whatever is reached through a symlink waits until the rest
+    is walked. Paths are plain strings, joined by hand: this sees every entry of the tree."""
+
+    def __init__(self, root: Path, real_root: Path, exclude: tuple[str, ...],
+                 sink: list[Flagged], listings: Listings | None,
+                 descend: Callable[[str], bool] | None, trees: dict[str, Tree] | None) -> None:
+        self.real_root, self.top = real_root, str(root)
+        self.excluded = _exclusion(exclude)
+        self.sink, self.listings, self.descend, self.trees = sink, listings, descend, trees
+        self.seen: set[tuple[str, str]] = set()
+        self.stack: list[_Folder] = []
+        self.linked: list[_Folder] = []
+        self.listed: dict[str, list[os.DirEntry[str]]] = {}  # listed with a skill's tree
+
+    def run(self, starts: list[_Folder]) -> Iterator[tuple[str, str]]:
+        self.stack = list(starts)
+        while self.stack or self.linked:
+            folder = self.stack.pop() if self.stack else self.linked.pop()
+            unchanged = None
+            if self.listings is not None and not folder.via_link:
+                unchanged = unchanged_listing(folder.path, self.listings)
+            if unchanged is not None:  # the common case of an incremental build
+                yield from self._from_listing(folder, unchanged)
+            else:
+                yield from self._list(folder)
+
+    def _from_listing(self, folder: _Folder, unchanged: Listing) -> Iterator[tuple[str, str]]:
+        """The folder as the previous build listed it, unchanged since: kept lean."""
+        in_skill = folder.in_skill or unchanged[1]
+        here, real_here = folder.path + os.sep, folder.real + os.sep
+        for name in unchanged[2]:
+            real = real_here + name
+            if self.descend is None or self.descend(here + name):
+                self.stack.append(_Folder(here + name, real, folder.ancestors | {real}, False,
+                                          in_skill))
+        for name, known in unchanged[3]:
+            if not (in_skill and known == CANDIDATE):
                 real = real_here + name
-                if descend is None or descend(here + name):
-                    stack.append((here + name, real, ancestors | {real}, False, in_skill))
-            for name, known in unchanged[3]:
-                if not (in_skill and known == CANDIDATE):
-                    real = real_here + name
-                    if (real, known) not in seen:
-                        seen.add((real, known))
-                        yield here + name, known
-            continue
+                if (real, known) not in self.seen:
+                    self.seen.add((real, known))
+                    yield here + name, known
+
+    def _list(self, folder: _Folder) -> list[tuple[str, str]]:
+        """Read the folder, queue its subfolders and return its skill files, by name."""
         try:
-            raw = listed.pop(folder, None)
-            raw = list(os.scandir(folder)) if raw is None else raw
+            raw = self.listed.pop(folder.path, None)
+            raw = list(os.scandir(folder.path)) if raw is None else raw
             entries = sorted(raw, key=lambda e: (not e.is_symlink(), e.name), reverse=True)
         except OSError as exc:
-            sink.append(Flagged(Path(folder), Issue("unreadable-file", 1, 1,
-                                                    f"cannot list folder: {exc.strerror}")))
-            if listings is not None:
-                listings.complete = False
-            continue
-        files: list[tuple[str, str]] = []
+            self.sink.append(Flagged(Path(folder.path), Issue(
+                "unreadable-file", 1, 1, f"cannot list folder: {exc.strerror}")))
+            if self.listings is not None:
+                self.listings.complete = False
+            return []
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
         # (Agent Skills layout), never a Mini-A page of its own.
         has_skill = any(e.name == "SKILL.md" for e in entries)
-        in_skill = in_skill or has_skill
-        tree = list_skill(raw, listed) if has_skill and trees is not None and not via_link else None
-        keep = listings is not None and not via_link  # a listing worth recording
-        subfolders: list[str] = []
-        candidates: list[tuple[str, str]] = []
+        keeps_tree = has_skill and self.trees is not None and not folder.via_link
+        scan = _Scan(in_skill=folder.in_skill or has_skill,
+                     tree=list_skill(raw, self.listed) if keeps_tree else None,
+                     keep=self.listings is not None and not folder.via_link)
         for entry in entries:
-            name, is_link = entry.name, entry.is_symlink()
-            is_dir = not is_link and entry.is_dir(follow_symlinks=False)
-            kind = None if is_dir else kind_of(name)
-            if not (is_dir or is_link or kind) or name in SKIPPED_DIRS:
-                continue
-            if excluded and (excluded(os.path.normcase(name))
-                             or excluded(os.path.normcase(relative_path(entry.path, top)))):
-                continue
-            keep = keep and not is_link
-            if kind == CANDIDATE and in_skill and not is_link:
-                if entry.is_file(follow_symlinks=False):
-                    candidates.append((name, kind))  # a page again once the SKILL.md goes
-                continue
-            real = real_folder + sep + name
-            if is_link:
-                target = _inside(Path(entry.path), real_root, sink)
-                if target is None:
-                    continue
-                real, is_dir = str(target), target.is_dir()
-            if is_dir:
-                if real in ancestors:
-                    sink.append(Flagged(Path(entry.path), Issue(
-                        "symlink-loop", 1, 1,
-                        "symlink points back into a folder that contains it; it was not followed")))
-                else:
-                    follows_link = via_link or is_link
-                    if descend is None or descend(entry.path):
-                        (linked if follows_link else stack).append(
-                            (entry.path, real, ancestors | {real}, follows_link, in_skill))
-                    subfolders.append(name)
-                continue
-            if not kind:
-                continue
-            if not (os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)):
-                # Opening a FIFO would block forever; a device could be read without end.
-                sink.append(Flagged(Path(entry.path), Issue(
-                    "unreadable-file", 1, 1,
-                    "not a regular file (a FIFO, socket or device); it was not read")))
-                keep = False
-                continue
-            candidates.append((name, kind))
-            # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
-            if (real, kind) not in seen:
-                seen.add((real, kind))
-                files.append((entry.path, kind))
-                if tree is not None and trees is not None and kind == "skill-md":
-                    trees[entry.path] = tree
-        if keep:
-            assert listings is not None
-            record_listing(folder, listings, has_skill, subfolders, candidates)
-        elif listings is not None:
-            listings.complete = False
-        yield from sorted(files)  # one folder: by name
+            self._add(entry, folder, scan)
+        if scan.keep:
+            assert self.listings is not None
+            record_listing(folder.path, self.listings, has_skill, scan.subfolders,
+                           scan.candidates)
+        elif self.listings is not None:
+            self.listings.complete = False
+        return sorted(scan.files)
+
+    def _add(self, entry: os.DirEntry[str], folder: _Folder, scan: _Scan) -> None:
+        """Sort one folder entry into ``scan``: a subfolder to walk, a skill file, or
+        nothing (skipped, excluded, or flagged)."""
+        name, is_link = entry.name, entry.is_symlink()
+        is_dir = not is_link and entry.is_dir(follow_symlinks=False)
+        kind = None if is_dir else kind_of(name)
+        if not (is_dir or is_link or kind) or name in SKIPPED_DIRS or self._excluded(entry):
+            return
+        scan.keep = scan.keep and not is_link
+        if kind == CANDIDATE and scan.in_skill and not is_link:
+            if entry.is_file(follow_symlinks=False):
+                scan.candidates.append((name, kind))  # a page again once the SKILL.md goes
+            return
+        real = folder.real + os.sep + name
+        if is_link:
+            target = _inside(Path(entry.path), self.real_root, self.sink)
+            if target is None:
+                return
+            real, is_dir = str(target), target.is_dir()
+        if is_dir:
+            self._add_folder(entry.path, real, folder, scan.in_skill, is_link)
+            scan.subfolders.append(name)
+        elif kind:
+            self._add_file(entry, real, kind, is_link, scan)
+
+    def _excluded(self, entry: os.DirEntry[str]) -> bool:
+        return self.excluded is not None and (
+            self.excluded(os.path.normcase(entry.name)) is not None
+            or self.excluded(os.path.normcase(relative_path(entry.path, self.top))) is not None)
+
+    def _add_folder(self, path: str, real: str, parent: _Folder, in_skill: bool,
+                    is_link: bool) -> None:
+        if real in parent.ancestors:
+            self.sink.append(Flagged(Path(path), Issue(
+                "symlink-loop", 1, 1,
+                "symlink points back into a folder that contains it; it was not followed")))
+        elif self.descend is None or self.descend(path):
+            follows_link = parent.via_link or is_link
+            (self.linked if follows_link else self.stack).append(
+                _Folder(path, real, parent.ancestors | {real}, follows_link, in_skill))
+
+    def _add_file(self, entry: os.DirEntry[str], real: str, kind: str, is_link: bool,
+                  scan: _Scan) -> None:
+        if not (os.path.isfile(real) if is_link else entry.is_file(follow_symlinks=False)):
+            # Opening a FIFO would block forever; a device could be read without end.
+            self.sink.append(Flagged(Path(entry.path), Issue(
+                "unreadable-file", 1, 1,
+                "not a regular file (a FIFO, socket or device); it was not read")))
+            scan.keep = False
+            return
+        scan.candidates.append((entry.name, kind))
+        # Keyed by kind too: "notes.md -> SKILL.md" must not hide the SKILL.md itself.
+        if (real, kind) not in self.seen:
+            self.seen.add((real, kind))
+            scan.files.append((entry.path, kind))
+            if scan.tree is not None and self.trees is not None and kind == "skill-md":
+                self.trees[entry.path] = scan.tree
 
 
 def relative_path(path: str, top: str) -> str:
