@@ -23,6 +23,7 @@ import os
 import stat
 from dataclasses import dataclass
 
+from skillsite.filenames import utf8
 from skillsite.linter import skilltree
 from skillsite.models import Document
 
@@ -43,21 +44,6 @@ class Supporting:
     files: tuple[str, ...]        # below the skill's folder, with ``/``, sorted
     folders: tuple[str, ...]      # every folder listed ("" is the skill's own), sorted
     skipped: tuple[Skipped, ...]  # entries left out, with their reasons
-
-
-def utf8(name: str) -> bool:
-    """Whether a file name (as Python decodes it, with surrogate escapes) is valid UTF-8."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def printable(rel: str) -> str:
-    """``rel`` as text any output can hold (undecodable bytes as ``\\xff``)."""
-    return rel if utf8(rel) else rel.encode("utf-8", "surrogateescape").decode(
-        "utf-8", "backslashreplace")
 
 
 def supporting_files(folder: str, own: str, root: str,

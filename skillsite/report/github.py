@@ -5,6 +5,7 @@ reading the job log sees the same lines as on their own terminal.
 """
 from __future__ import annotations
 
+from skillsite.filenames import printable
 from skillsite.models import ERROR, CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
 from skillsite.report.text import TextReporter
@@ -24,7 +25,7 @@ def annotation(problem: Problem) -> str:
     """``::error file=...,line=...,col=...,title=rule::message`` for one problem."""
     command = "error" if problem.severity == ERROR else "warning"
     properties = ",".join(f"{key}={escape_property(str(value))}" for key, value in (
-        ("file", problem.path), ("line", problem.line),
+        ("file", printable(problem.path)), ("line", problem.line),
         ("col", problem.column), ("title", problem.rule)))
     return f"::{command} {properties}::{escape_data(problem.message)}"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from skillsite.filenames import printable
 from skillsite.models import ERROR, CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
 
@@ -43,7 +44,7 @@ class TextReporter(Reporter):
     def _line(self, problem: Problem) -> str:
         # Indent continuation lines so a multi-line message can't pass for a new problem.
         message = problem.message.replace("\r\n", "\n").replace("\n", "\n    ")
-        return (f"{problem.path}:{problem.line}:{problem.column}: "
+        return (f"{printable(problem.path)}:{problem.line}:{problem.column}: "
                 f"{self._severity(problem.severity)} {problem.rule} {message}")
 
     def _severity(self, severity: str) -> str:

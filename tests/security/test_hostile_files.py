@@ -211,6 +211,9 @@ def test_a_non_utf8_folder_with_problems_reaches_every_output(tmp_path: Path) ->
                               errors="surrogateescape", cwd=tmp_path, timeout=60)
         assert done.returncode == 1, (kind, done.stderr[-3000:])
         assert "Traceback" not in done.stderr
+        if kind in ("text", "github"):  # the undecodable byte escaped, not written raw
+            assert "corpus/caf\\xe9/SKILL.md:" in done.stdout, done.stdout
+            assert "\udce9" not in done.stdout
     sarif = json.loads(done.stdout)
     uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             for r in sarif["runs"][0]["results"]]

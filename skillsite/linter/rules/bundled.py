@@ -7,12 +7,13 @@ import posixpath
 import re
 from typing import Iterator
 
+from skillsite.filenames import printable
 from skillsite.linter.bundle import Bundled
 from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
-from skillsite.linter.supporting import printable, supporting_of
+from skillsite.linter.supporting import supporting_of
 from skillsite.models import Document
 
 LONG_REFERENCE_LINES = 100
