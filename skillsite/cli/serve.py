@@ -41,7 +41,6 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
     """
     from skillsite.builder.dist import BuildInterrupted
     from skillsite.builder.pipeline import build
-    from skillsite.cli.build import print_left_out
     from skillsite.errors import SkillsiteError
 
     def rebuild() -> None:
@@ -60,8 +59,9 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
         rendered = result.site.rendered if result.site else 0
         click.echo(f"built in {time.monotonic() - started:.1f} s: {result.included} skills "
                    f"({rendered} pages rendered)", err=True)
-        print_left_out("Left out", result.excluded)
-        print_left_out("Not readable as skills", result.unreadable)
+        for line in build_summary(result.excluded, result.unreadable,
+                                  [p.severity for p in result.problems]):
+            click.echo(line, err=True)
 
     signal.signal(signal.SIGTERM, _stop)
     # Looked at before building, so that an edit made during a build (or just after the
@@ -86,6 +86,21 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
         server.server_close()
 
 
+def build_summary(left_out: list[str], unreadable: list[str], severities: list[str],
+                  shown: int = 5) -> list[str]:
+    """What a build left out or could not read, and its problems, in a few lines."""
+    def paths(found: list[str]) -> str:
+        more = f" and {len(found) - shown} more" if len(found) > shown else ""
+        return f"{len(found)}: {', '.join(found[:shown])}{more}" if found else "none"
+
+    errors = severities.count("error")
+    lines = [f"  left out: {paths(left_out)}", f"  not readable as skills: {paths(unreadable)}"]
+    if severities:
+        lines.append(f"  {len(severities)} problems ({errors} errors, "
+                     f"{len(severities) - errors} warnings): see /problems/ on the site")
+    return lines
+
+
 def _stop(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -101,6 +116,21 @@ def _server(site: Path, port: int) -> http.server.ThreadingHTTPServer:
 
         def log_message(self, *args: object) -> None:
             pass
+
+        def send_error(self, code: int, message: str | None = None,
+                       explain: str | None = None) -> None:
+            """A missing page is the site's own 404 page (with the 404 status)."""
+            page = site / "404.html"
+            if code != 404 or not page.is_file():
+                super().send_error(code, message, explain)
+                return
+            body = page.read_bytes()
+            self.send_response(404, message)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
         def send_head(self) -> Any:
             # A path no file can have (a NUL byte, %00) makes os.stat raise ValueError.

@@ -71,3 +71,44 @@ def test_serve_answers_impossible_paths(tmp_path: Path) -> None:
         process.terminate()
         _, stderr = process.communicate(timeout=60)
     assert "Traceback" not in stderr, stderr
+
+
+def test_serve_answers_a_missing_page_with_the_sites_404_page(tmp_path: Path) -> None:
+    import urllib.error
+
+    corpus, process = _serve_a_copy_of_the_fixture(tmp_path)
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[1]
+        try:
+            urllib.request.urlopen(url + "skills/no-such-skill/", timeout=10)
+            raise AssertionError("a missing page was served")
+        except urllib.error.HTTPError as error:
+            assert error.code == 404
+            page = error.read().decode("utf-8")
+        assert "<h1>404 - Not found</h1>" in page and "release-kit" in page   # the site's
+        assert "Content-Security-Policy" in page
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    assert "left out: none" in stderr and "not readable as skills: none" in stderr, stderr
+    assert "8 problems (0 errors, 8 warnings)" in stderr, stderr
+
+
+def test_serve_says_what_a_build_left_out(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    shutil.copytree(FIXTURE, corpus)
+    (corpus / "skills" / "broken").mkdir()
+    (corpus / "skills" / "broken" / "SKILL.md").write_bytes(b"---\nname: [unclosed\n---\n")
+    (corpus / "skillsite.toml").write_text("exclude-invalid = true\n")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "skillsite", "serve", str(corpus), "-o", str(tmp_path / "d"),
+         "--port", "0"], cwd=corpus, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("Serving http://127.0.0.1:")
+    finally:
+        process.terminate()
+        _, stderr = process.communicate(timeout=60)
+    said = [line for line in stderr.splitlines() if "left out:" in line or "readable" in line]
+    assert any("skills/broken/SKILL.md" in line for line in said), stderr
