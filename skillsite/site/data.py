@@ -45,7 +45,8 @@ class SiteSkill:
     title: str
     metadata: dict[str, Any]
     files: list[str]                  # supporting files, relative to the corpus root
-    changed: int = 0                  # the file's mtime, seconds since the epoch
+    changed: int = 0                  # last changed (git, else mtime): seconds since epoch
+    changed_in_git: bool = False      # ``changed`` is the time of its last commit
     headings: list[str] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)   # names that exist
     unresolved: list[str] = field(default_factory=list)   # depends_on that name nothing
@@ -121,11 +122,36 @@ def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSki
     return [skills[name] for name in sorted(skills)]
 
 
+@dataclass
+class CatalogGroups:
+    """The plugins and collections of ``catalog.json`` (see ``builder/groups.py``)."""
+
+    plugins: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[dict[str, Any]] = field(default_factory=list)
+
+
+def catalog_groups(dist: Path) -> CatalogGroups:
+    """The plugins and collections of the dist/ being built (none when unreadable)."""
+    try:
+        catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return CatalogGroups()
+    if not isinstance(catalog, dict):
+        return CatalogGroups()
+
+    def named(key: str) -> list[dict[str, Any]]:
+        found = catalog.get(key)
+        return [g for g in found if isinstance(g, dict) and isinstance(g.get("name"), str)
+                and g["name"]] if isinstance(found, list) else []
+
+    return CatalogGroups(named("plugins"), named("collections"))
+
+
 def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
            root: str) -> SiteSkill:
     found = meta.get("metadata")
     metadata: dict[str, Any] = found if isinstance(found, dict) else {}
-    changed = _git_time(record.get("changed"))
+    changed = in_git = _git_time(record.get("changed"))
     try:
         changed = changed or int(os.stat(os.path.join(root, record["path"])).st_mtime)
     except OSError:
@@ -137,7 +163,7 @@ def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
         version=record.get("version"), title=str(meta.get("title") or record["name"]),
         plugin=str(record.get("plugin", "")), collection=str(record.get("collection", "")),
         copies=list(record.get("copies", ())), source_url=record.get("source_url"),
-        metadata=metadata, files=files, changed=changed,
+        metadata=metadata, files=files, changed=changed, changed_in_git=bool(in_git),
         headings=[str(h) for h in meta.get("headings") or []],
         trust=record["trust"] if isinstance(record.get("trust"), dict) else {})
 

@@ -1,19 +1,26 @@
-"""The pages that make every skill findable: home, the A-Z listing, tag pages, format
-pages and the problems page. Each is a Markdown page with HTML blocks."""
+"""The pages that make every skill findable: home, the A-Z listing, category, tag and
+format listings and the problems page. Each is a Markdown page with HTML blocks.
+
+A listing is a list of cards (name, description, and a line of what else is known),
+which fits a phone's width, with filters that the site's script keeps in the URL."""
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
-from skillsite.models import FORMATS, Problem
+from skillsite.models import Problem
+from skillsite.site.about import About
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
-from skillsite.site.search import bundles_of
 
 MAX_DESCRIPTION = 240
-TOP_TAGS = 20
+TOP_TAGS = 24
 RECENT = 10
+#: A skill's trust level, as a listing says it.
+LEVELS = {"none": "no concerns", "review": "to review", "high": "high risk"}
 
 
 @dataclass(frozen=True)
@@ -24,126 +31,308 @@ class Listed:
     flagged: bool
 
 
-def listing_pages(listed: list[Listed], problems: list[Problem]) -> dict[str, str]:
+@dataclass(frozen=True)
+class Corpus:
+    """What the listings know beyond the skills: the corpus's name and description, and
+    the plugins and collections of ``catalog.json``."""
+
+    about: About = field(default_factory=lambda: About("Skills catalog"))
+    plugins: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[dict[str, Any]] = field(default_factory=list)
+
+    def category_of(self, skill: SiteSkill) -> str:
+        for plugin in self.plugins:
+            if plugin.get("name") == skill.plugin and \
+                    str(plugin.get("collection") or "") == skill.collection:
+                category = plugin.get("category")
+                return category if isinstance(category, str) else ""
+        return ""
+
+
+def listing_pages(listed: list[Listed], problems: list[Problem],
+                  corpus: Corpus | None = None) -> dict[str, str]:
     """Every listing page, by its path in the docs tree."""
-    pages = {"index.md": _home(listed, problems),
-             "skills/index.md": _all_skills(listed),
-             "tags/index.md": _tags_index(listed),
-             "formats/index.md": _formats_index(listed),
+    corpus = corpus or Corpus()
+    categories = {item.skill.name: corpus.category_of(item.skill) for item in listed
+                  if item.skill.plugin}
+    lister = _Lister(categories)
+    pages = {"index.md": _home(listed, problems, corpus, categories),
+             "skills/index.md": lister.page("Every skill, A-Z", "skills", listed),
              "problems/index.md": _problems_page(listed, problems)}
-    for tag, members in _by_tag(listed).items():
-        pages[f"tags/{slug_of(tag)}/index.md"] = _listing_page(
+    tagged = _grouped(listed, lambda item: item.skill.tags)
+    if tagged:
+        pages["tags/index.md"] = _index_page("Tags", "tags", "tag", tagged)
+    for tag, members in tagged.items():
+        pages[f"tags/{slug_of(tag)}/index.md"] = lister.page(
             f"Tag: {tag}", f"tags/{slug_of(tag)}", members)
-    for kind in FORMATS:
-        members = [item for item in listed if item.skill.format == kind]
-        pages[f"formats/{kind}/index.md"] = _listing_page(f"Format: {kind}",
-                                                          f"formats/{kind}", members)
+    grouped = _grouped(listed, lambda item: [categories.get(item.skill.name) or ""])
+    grouped.pop("", None)
+    if grouped:
+        pages["categories/index.md"] = _index_page("Categories", "categories", "category",
+                                                   grouped)
+    for category, members in grouped.items():
+        pages[f"categories/{slug_of(category)}/index.md"] = lister.page(
+            f"Category: {category}", f"categories/{slug_of(category)}", members)
+    formats = _grouped(listed, lambda item: [item.skill.format])
+    pages["formats/index.md"] = _index_page("Formats", "formats", "format", formats)
+    for kind, members in formats.items():
+        pages[f"formats/{kind}/index.md"] = lister.page(f"Format: {kind}", f"formats/{kind}",
+                                                        members)
     return pages
 
 
-def _home(listed: list[Listed], problems: list[Problem]) -> str:
-    formats = Counter(item.skill.format for item in listed)
-    dialects = Counter(item.skill.dialect for item in listed)
-    counts = table(("format", "skills"),
-                   [[link(href("", f"formats/{k}"), k), str(formats[k])] for k in FORMATS])
-    dialect_rows = table(("dialect", "skills"), [[text(k), str(v)]
-                                                 for k, v in sorted(dialects.items())])
-    tags = Counter(tag for item in listed for tag in item.skill.tags)
-    top = ", ".join(f"{link(href('', f'tags/{slug_of(t)}'), t)} ({n})"
-                    for t, n in sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_TAGS])
-    recent = sorted(listed, key=lambda i: (-i.skill.changed, i.skill.name))[:RECENT]
+def _grouped(listed: list[Listed], keys: Any) -> dict[str, list[Listed]]:
+    found: dict[str, list[Listed]] = defaultdict(list)
+    for item in listed:
+        for key in dict.fromkeys(keys(item)):
+            found[key].append(item)
+    return dict(sorted(found.items()))
+
+
+def _home(listed: list[Listed], problems: list[Problem], corpus: Corpus,
+          categories: dict[str, str]) -> str:
+    about = corpus.about
+    lead = f'<p class="skillsite-lead">{text(about.description)}</p>' if about.description \
+        else ""
+    search = ('<form class="skillsite-find skillsite-find--home" role="search" action="./">'
+              '<label for="skillsite-find-home" class="skillsite-hidden">Search skills'
+              '</label><input type="search" id="skillsite-find-home" name="search" '
+              f'placeholder="Search {len(listed)} skills by name, description or tag" '
+              'autocomplete="off"></form>')
+    parts = [heading(1, about.name),
+             block(lead + search + _stats(listed, problems, corpus, categories),
+                   "skillsite-home")]
+    plugins = [p for p in corpus.plugins if int(p.get("skills") or 0) > 0]
+    if plugins:
+        parts += [heading(2, "Plugins"), block(_plugin_cards(plugins), "skillsite-groups")]
+    if corpus.collections:
+        chips = [(link(href("", "skills") + f"?collection={_query(c['name'])}", c["name"]),
+                  int(c.get("skills") or 0)) for c in corpus.collections]
+        parts += [heading(2, "Collections"), block(_chips(chips), "skillsite-groups")]
+    counted = Counter(c for c in categories.values() if c)
+    if counted:
+        chips = [(link(href("", f"categories/{slug_of(c)}"), c), n)
+                 for c, n in sorted(counted.items())]
+        parts += [heading(2, "Categories"), block(_chips(chips), "skillsite-groups")]
+    tags = Counter(tag for item in listed for tag in dict.fromkeys(item.skill.tags))
+    if tags:
+        top = sorted(tags.items(), key=lambda kv: (-kv[1], kv[0]))[:TOP_TAGS]
+        chips = [(link(href("", f"tags/{slug_of(t)}"), t), n) for t, n in top]
+        more = f'<p>{link("tags/", f"All {len(tags)} tags")}</p>' if len(tags) > TOP_TAGS \
+            else ""
+        parts += [heading(2, "Popular tags"), block(_chips(chips) + more, "skillsite-groups")]
+    recent = _recent(listed)
+    if recent:
+        parts += [heading(2, "Recently changed"),
+                  block(_cards("", recent, {}) + "<p>"
+                        + link("skills/?sort=changed", "Every skill, by last change")
+                        + "</p>", "skillsite-recent")]
+    parts.append(block(
+        f"<p>{link('skills/', f'Browse all {len(listed)} skills, A-Z')}. For agents and "
+        f"tools: {link('catalog.json', 'catalog.json')} and the "
+        f"{link('.well-known/agent-skills/index.json', 'agent skills index')}.</p>",
+        "skillsite-more"))
+    return "\n".join(parts)
+
+
+def _stats(listed: list[Listed], problems: list[Problem], corpus: Corpus,
+           categories: dict[str, str]) -> str:
+    counts = [f"<li><strong>{len(listed)}</strong> "
+              f"{link('skills/', _plural(len(listed), 'skill'))}</li>"]
+    plugins = sum(1 for p in corpus.plugins if int(p.get("skills") or 0) > 0)
+    if plugins:
+        counts.append(f"<li><strong>{plugins}</strong> {_plural(plugins, 'plugin')}</li>")
+    if corpus.collections:
+        many = len(corpus.collections)
+        counts.append(f"<li><strong>{many}</strong> {_plural(many, 'collection')}</li>")
+    kinds = len({c for c in categories.values() if c})
+    if kinds:
+        counts.append(f"<li><strong>{kinds}</strong> "
+                      f"{link('categories/', _plural(kinds, 'category', 'categories'))}</li>")
+    for level in ("high", "review"):
+        found = sum(1 for item in listed if item.skill.level == level)
+        if found:
+            counts.append(f"<li><strong>{found}</strong> "
+                          f"{link(f'skills/?trust={level}', LEVELS[level])}</li>")
     errors = sum(p.severity == "error" for p in problems)
-    bundles = " ".join(bundles_of([item.skill.slug for item in listed]))
-    summary = (f"<p>{len(listed)} skills published. Lint: {errors} errors, "
-               f"{len(problems) - errors} warnings (see {link('problems/', 'the problems page')})."
-               f" Trust: {sum(i.skill.level == 'high' for i in listed)} high, "
-               f"{sum(i.skill.level == 'review' for i in listed)} to review. Machine-readable: "
-               f"{link('catalog.json', 'catalog.json')}, "
-               f"{link('.well-known/agent-skills/index.json', 'agent skills index')}.</p>")
-    return "\n".join([
-        heading(1, "Skills catalog"),
-        block(f'<div id="skillsite-search" data-bundles="{attr(bundles)}"></div>',
-              "skillsite-search-box"),
-        block(summary + f"<p>{link('skills/', 'Browse every skill, A-Z')}</p>"),
-        heading(2, "Formats"), block(counts), heading(2, "Dialects"), block(dialect_rows),
-        heading(2, "Top tags"), block(f"<p>{top or 'No tags yet.'}</p>"),
-        heading(2, "Recently changed"), block(_table("", recent), "skillsite-recent"),
-    ])
+    if problems:
+        of_them = f" ({errors} {_plural(errors, 'error')})" if errors else ""
+        counts.append(f"<li><strong>{len(problems)}</strong> "
+                      f"{link('problems/', _plural(len(problems), 'problem'))}{of_them}</li>")
+    return f'<ul class="skillsite-stats">{"".join(counts)}</ul>'
 
 
-def _all_skills(listed: list[Listed]) -> str:
-    return _listing_page("Every skill, A-Z", "skills", listed, filters=True)
+def _plugin_cards(plugins: list[dict[str, Any]]) -> str:
+    cards = []
+    for plugin in sorted(plugins, key=lambda p: (-int(p.get("skills") or 0), p["name"])):
+        name = str(plugin.get("display_name") or plugin["name"])
+        url = href("", "skills") + f"?plugin={_query(plugin['name'])}"
+        extra = f" · {text(plugin['category'])}" if isinstance(plugin.get("category"), str) \
+            and plugin["category"] else ""
+        cards.append(f'<li class="skillsite-card">{link(url, name)}'
+                     f'<p class="skillsite-card__description">'
+                     f'{text(_short(str(plugin.get("description") or "")))}</p>'
+                     f'<p class="skillsite-card__meta">{int(plugin.get("skills") or 0)} skills'
+                     f"{extra}</p></li>")
+    return f'<ul class="skillsite-cards skillsite-cards--grid">{"".join(cards)}</ul>'
 
 
-def _listing_page(title: str, here: str, members: list[Listed], *,
-                  filters: bool = True) -> str:
-    intro = f"<p>{len(members)} skills.</p>"
-    return "\n".join([front_matter(title), heading(1, title),
-                      block(intro + (_filters(members) if filters else ""), "skillsite-intro"),
-                      block(_table(here, members), "skillsite-listing skillsite-sortable")])
+def _chips(items: list[tuple[str, int]]) -> str:
+    return ('<ul class="skillsite-chips">' + "".join(
+        f'<li>{label} <span class="skillsite-chips__count">{count}</span></li>'
+        for label, count in items) + "</ul>")
 
 
-def _filters(members: list[Listed]) -> str:
-    formats = sorted({m.skill.format for m in members})
-    options = "".join(f'<option value="{attr(f)}">{text(f)}</option>' for f in formats)
-    return ('<form class="skillsite-filters" role="search">'
-            '<input type="search" name="q" placeholder="Filter by name, tag or description">'
-            f'<select name="format"><option value="">all formats</option>{options}</select>'
-            '<select name="sort"><option value="name">A-Z</option>'
-            '<option value="changed">recently changed</option></select>'
-            '<label><input type="checkbox" name="hide" value="flagged"> '
-            'hide skills to review (level review or high)</label></form>')
+def _recent(listed: list[Listed]) -> list[Listed]:
+    """The last changed skills, when the times say something: from git, or file times
+    that are not all within a day of each other (as in a fresh clone)."""
+    dated = [i for i in listed if i.skill.changed_in_git] or \
+        [i for i in listed if i.skill.changed]
+    times = [i.skill.changed for i in dated]
+    if not times or (not any(i.skill.changed_in_git for i in dated)
+                     and max(times) - min(times) < 86400):
+        return []
+    return sorted(dated, key=lambda i: (-i.skill.changed, i.skill.name))[:RECENT]
 
 
-def _table(here: str, members: list[Listed]) -> str:
-    rows, data = [], []
+class _Lister:
+    """Listing pages: filters, a count that follows them, and the cards."""
+
+    def __init__(self, categories: dict[str, str]) -> None:
+        self.categories = categories
+
+    def page(self, title: str, here: str, members: list[Listed]) -> str:
+        count = f"{len(members)} skill{'s' if len(members) != 1 else ''}"
+        return "\n".join([
+            front_matter(title), heading(1, title),
+            block(_filters(members, self.categories)
+                  + f'<p class="skillsite-count" role="status">{count}</p>',
+                  "skillsite-intro"),
+            block(_cards(here, members, self.categories), "skillsite-listing")])
+
+
+def _filters(members: list[Listed], categories: dict[str, str]) -> str:
+    def select(name: str, label: str, values: dict[str, str], everyone: bool = True) -> str:
+        if len(values) + (not everyone) < 2:
+            return ""
+        options = "".join(f'<option value="{attr(v)}">{text(shown)}</option>'
+                          for v, shown in values.items())
+        return (f'<label>{label} <select name="{name}"><option value="">any</option>'
+                f"{options}</select></label>")
+
+    def values(of: Any) -> dict[str, str]:
+        return {v: v for v in sorted({of(m) for m in members} - {""})}
+
+    def everyone(of: Any) -> bool:
+        return all(of(m) for m in members)
+
+    def plugin(m: Listed) -> str:
+        return m.skill.plugin
+
+    def collection(m: Listed) -> str:
+        return m.skill.collection
+
+    def category(m: Listed) -> str:
+        return categories.get(m.skill.name, "")
+
+    levels = {m.skill.level for m in members}
+    trust = select("trust", "Trust", {k: v for k, v in LEVELS.items() if k in levels}) \
+        if levels - {"none"} else ""
+    problems = any(m.skill.problems for m in members)
+    return ('<form class="skillsite-filters" role="search" aria-label="Filter the skills">'
+            '<label>Filter <input type="search" name="q" placeholder="name, words, tag">'
+            "</label>"
+            + select("format", "Format", values(lambda m: m.skill.format))
+            + select("plugin", "Plugin", values(plugin), everyone(plugin))
+            + select("collection", "Collection", values(collection), everyone(collection))
+            + select("category", "Category", values(category), everyone(category))
+            + trust
+            + ('<label><input type="checkbox" name="problems" value="1"> has problems</label>'
+               if problems else "")
+            + '<label>Sort <select name="sort"><option value="name">by name</option>'
+            '<option value="changed">by last change</option></select></label></form>')
+
+
+def _cards(here: str, members: list[Listed], categories: dict[str, str]) -> str:
+    cards = []
     for item in members:
         skill = item.skill
-        description = skill.description
-        if len(description) > MAX_DESCRIPTION:
-            description = description[:MAX_DESCRIPTION - 1] + "…"
-        rows.append([link(href(here, f"skills/{skill.slug}"), skill.name), text(description),
-                     text(skill.format), text(", ".join(skill.tags)),
-                     item.skill.level if item.flagged else ""])
-        data.append({"name": skill.name, "format": skill.format,
-                     "tags": " ".join(skill.tags).lower(), "changed": str(skill.changed),
-                     "flagged": "1" if item.flagged else "0"})
-    return table(("name", "description", "format", "tags", "trust"), rows, row_data=data)
+        data = {"key": skill.name.lower(), "format": skill.format, "plugin": skill.plugin,
+                "collection": skill.collection, "category": categories.get(skill.name, ""),
+                "trust": skill.level, "problems": str(len(skill.problems)),
+                "changed": str(skill.changed)}
+        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data.items())
+        level = "" if skill.level == "none" else (
+            f' <span class="skillsite-level skillsite-level--{attr(skill.level)}">'
+            f"{text(LEVELS.get(skill.level, skill.level))}</span>")
+        cards.append(f'<li class="skillsite-card"{extra}>'
+                     f'{link(href(here, f"skills/{skill.slug}"), skill.name)}{level}'
+                     f'<p class="skillsite-card__description">'
+                     f"{text(_short(skill.description))}</p>"
+                     f'<p class="skillsite-card__meta">{_meta(skill, categories)}</p></li>')
+    return f'<ol class="skillsite-cards">{"".join(cards)}</ol>'
 
 
-def _by_tag(listed: list[Listed]) -> dict[str, list[Listed]]:
-    tagged: dict[str, list[Listed]] = defaultdict(list)
-    for item in listed:
-        for tag in dict.fromkeys(item.skill.tags):
-            tagged[tag].append(item)
-    return dict(sorted(tagged.items()))
+def _meta(skill: SiteSkill, categories: dict[str, str]) -> str:
+    said = []
+    if skill.plugin:
+        said.append(f"plugin {text(skill.plugin)}")
+    if skill.collection:
+        said.append(f"collection {text(skill.collection)}")
+    if categories.get(skill.name):
+        said.append(text(categories[skill.name]))
+    if skill.tags:
+        said.append("tags: " + text(", ".join(dict.fromkeys(skill.tags))))
+    if skill.format != "skill-md":
+        said.append(text(skill.format))
+    if skill.problems:
+        said.append(f"{len(skill.problems)} problem{'s' if len(skill.problems) > 1 else ''}")
+    if skill.changed:
+        day = time.strftime("%Y-%m-%d", time.gmtime(skill.changed))
+        said.append(f'changed <time datetime="{day}">{day}</time>')
+    return " · ".join(said)
 
 
-def _tags_index(listed: list[Listed]) -> str:
-    rows = [[link(href("tags", f"tags/{slug_of(tag)}"), tag), str(len(members))]
-            for tag, members in _by_tag(listed).items()]
-    return "\n".join([front_matter("Tags"), heading(1, "Tags"),
-                      block(table(("tag", "skills"), rows), "skillsite-sortable")])
-
-
-def _formats_index(listed: list[Listed]) -> str:
-    formats = Counter(item.skill.format for item in listed)
-    rows = [[link(href("formats", f"formats/{k}"), k), str(formats[k])] for k in FORMATS]
-    return "\n".join([front_matter("Formats"), heading(1, "Formats"),
-                      block(table(("format", "skills"), rows))])
+def _index_page(title: str, here: str, noun: str,
+                groups: dict[str, list[Listed]]) -> str:
+    rows = [[link(href(here, f"{here}/{slug_of(name) if here != 'formats' else name}"),
+                  name), str(len(members))] for name, members in groups.items()]
+    return "\n".join([front_matter(title), heading(1, title),
+                      block(table((noun, "skills"), rows), "skillsite-sortable")])
 
 
 def _problems_page(listed: list[Listed], problems: list[Problem]) -> str:
-    pages = {item.skill.path: item.skill.slug for item in listed}
+    """Every problem, each linked to the page of the skill whose file it is in (a
+    supporting file's problem to the file, as the site publishes it)."""
+    pages: dict[str, str] = {}
+    for item in listed:
+        skill = item.skill
+        pages[skill.path] = f"skills/{skill.slug}"
+        for path in skill.files:
+            pages.setdefault(path, f"skills/{skill.slug}")
     rows = []
     for p in problems:
-        where = f"{text(p.path)}:{p.line}:{p.column}"
-        if p.path in pages:
-            where = link(href("problems", f"skills/{pages[p.path]}"), f"{p.path}:{p.line}")
-        rows.append([where, text(p.severity), f"<code>{text(p.rule)}</code>",
-                     text(p.message)])
-    intro = (f"<p>{len(problems)} problems. Skills with errors are left out of the "
-             "catalog; click a column to sort.</p>")
+        where = f"{p.path}:{p.line}"
+        cell = link(href("problems", pages[p.path]), where) if p.path in pages \
+            else f'<span title="not published">{text(where)}</span>'
+        rows.append([cell, text(p.severity), f"<code>{text(p.rule)}</code>", text(p.message)])
+    intro = (f"<p>{len(problems)} problems. A file without a link was not published "
+             "(skills with errors may be left out); click a column to sort.</p>")
     return "\n".join([front_matter("Problems"), heading(1, "Problems"),
                       block(intro + table(("where", "severity", "rule", "message"), rows),
                             "skillsite-sortable skillsite-problems")])
+
+
+def _plural(count: int, one: str, many: str = "") -> str:
+    return one if count == 1 else (many or one + "s")
+
+
+def _query(value: str) -> str:
+    from urllib.parse import quote
+
+    return quote(value, safe="")
+
+
+def _short(description: str) -> str:
+    words = " ".join(description.split())
+    return words if len(words) <= MAX_DESCRIPTION else words[:MAX_DESCRIPTION - 1] + "…"

@@ -8,6 +8,7 @@ the number of pages).
 """
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -23,8 +24,17 @@ HOOK = Path(__file__).with_name("hook.py")
 #: What the pages need, relative to the site root.
 SCRIPTS = ("assets/skillsite/skillsite.js",)
 STYLES = ("assets/skillsite/skillsite.css",)
-NAV = [{"Home": "index.md"}, {"Skills A-Z": "skills/index.md"}, {"Tags": "tags/index.md"},
-       {"Formats": "formats/index.md"}, {"Problems": "problems/index.md"}]
+#: The nav when the configuration has none: those of its pages that the build wrote.
+NAV = [{"Home": "index.md"}, {"Skills A-Z": "skills/index.md"},
+       {"Plugins": "plugins/index.md"}, {"Collections": "collections/index.md"},
+       {"Categories": "categories/index.md"}, {"Tags": "tags/index.md"},
+       {"Problems": "problems/index.md"}]
+#: What a build sets in the configuration of every mkdocs run (``site_name``: the
+#: corpus's name, used unless the configuration names the site): a file of the docs tree
+#: that mkdocs does not publish (its name starts with a dot).
+SETTINGS = ".skillsite.json"
+#: The packaged configuration's name for the site.
+DEFAULT_SITE_NAME = "Skills catalog"
 
 
 class SiteError(SkillsiteError):
@@ -61,7 +71,10 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
     extra.setdefault("scope", urlsplit(str(raw.get("site_url") or "/")).path or "/")
     overrides["extra"] = extra
     if not raw.get("nav"):
-        overrides["nav"] = NAV
+        overrides["nav"] = [item for item in NAV if (docs / next(iter(item.values()))).is_file()]
+    name = _settings(docs).get("site_name")
+    if isinstance(name, str) and name and raw.get("site_name") in (None, DEFAULT_SITE_NAME):
+        overrides["site_name"] = name
     hooks = list(raw.get("hooks") or [])
     overrides["hooks"] = hooks + [str(HOOK)] if str(HOOK) not in hooks else hooks
     records = _Collector()
@@ -82,6 +95,29 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
         logger.removeHandler(records)
         logger.propagate = propagate
     return records.warnings
+
+
+def site_names(config_file: Path | None) -> tuple[str, str]:
+    """The ``site_name`` and ``site_description`` that the configuration itself sets
+    ("" for the packaged configuration's, or where it cannot be read)."""
+    config_file = config_file or default_config()
+    if config_file == PACKAGED_CONFIG:
+        return "", ""
+    try:
+        raw = _raw(config_file)
+    except SiteError:
+        return "", ""
+    name, description = raw.get("site_name"), raw.get("site_description")
+    return (name if isinstance(name, str) and name != DEFAULT_SITE_NAME else "",
+            description if isinstance(description, str) else "")
+
+
+def _settings(docs: Path) -> dict[str, Any]:
+    try:
+        found = json.loads((docs / SETTINGS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _raw(config_file: Path) -> dict[str, Any]:

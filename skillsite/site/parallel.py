@@ -15,11 +15,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from skillsite.linter.children import die_with_parent
-from skillsite.site.mkdocs_run import run_mkdocs
+from skillsite.site.mkdocs_run import NAV, SETTINGS, run_mkdocs
 
-#: Pages every view needs so that the nav resolves the same in each.
-NAV_PAGES = ("index.md", "skills/index.md", "tags/index.md", "formats/index.md",
-             "problems/index.md")
+#: Pages every view needs so that the nav resolves the same in each, and the settings.
+NAV_PAGES = (*(path for item in NAV for path in item.values()), SETTINGS)
 
 
 def run_mkdocs_sharded(docs: Path, site: Path, config: Path | None, workers: int) -> list[str]:

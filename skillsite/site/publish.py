@@ -4,17 +4,19 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import os
 import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from skillsite.models import SECTION_SEPARATOR, Problem
-from skillsite.site import discovery
+from skillsite.site import discovery, search
 from skillsite.site.csp import CANARY, CANARY_TEXT
 from skillsite.site.data import SiteSkill
 from skillsite.site.files import copy_files, stored_bytes
-from skillsite.site.listings import listing_pages
+from skillsite.site.listings import Corpus, listing_pages
+from skillsite.site.mkdocs_run import SETTINGS
 from skillsite.site.pages import ASSETS, Plan
 from skillsite.site.skill_md import generated_skill_md
 from skillsite.site.writing import write_new
@@ -59,12 +61,17 @@ def _utf8(text: str) -> bytes:
             "utf-8", "backslashreplace").encode("utf-8")
 
 
-def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem]) -> None:
-    """After the skill pages: the listing pages and assets, the hashes of the skill pages
-    kept from the previous build, and no page that is gone."""
-    for path, text in listing_pages(plan.listed, problems).items():
+def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem],
+               corpus: Corpus | None = None) -> None:
+    """After the skill pages: the listing pages and assets, the settings of the mkdocs
+    runs, the hashes of the skill pages kept from the previous build, and no page that
+    is gone."""
+    corpus = corpus or Corpus()
+    for path, text in listing_pages(plan.listed, problems, corpus).items():
         writer(path, text)
+    writer(SETTINGS, json.dumps({"site_name": corpus.about.name}, ensure_ascii=False))
     writer(CANARY, CANARY_TEXT)
+    writer(search.MANIFEST, search.manifest([skill.slug for skill in plan.skills]))
     for asset in sorted(ASSETS.iterdir()):
         writer(f"assets/skillsite/{asset.name}", asset.read_bytes())
     for skill in plan.skills:
@@ -100,7 +107,7 @@ def forget_outputs(site: Path, written: set[str], pages: set[str], plan: Plan) -
     for folder in skills.iterdir() if skills.is_dir() else ():
         if folder.is_dir() and folder.name not in slugs:
             shutil.rmtree(folder)
-    for section in ("tags", "formats"):
+    for section in ("tags", "formats", "categories"):
         for folder in (site / section).iterdir() if (site / section).is_dir() else ():
             if folder.is_dir() and f"{section}/{folder.name}/index.md" not in pages:
                 shutil.rmtree(folder)

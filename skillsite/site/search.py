@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -41,15 +43,43 @@ PAGEFIND_TIMEOUT = 1800
 BUNDLES = 8
 
 
+#: Pagefind's weight of each part of a stub (0-10; a heading would be 7 to 2 by its level,
+#: other text 1). As the reader ranks: the name first, then the title, the description
+#: and the tags; the body's headings least.
+WEIGHTS = {"name": 10.0, "words": 10.0, "title": 7.0, "description": 5.0, "tags": 3.0,
+           "headings": 1.0}
+#: Where the site's script finds the search bundles (a file the docs tree carries).
+MANIFEST = "assets/skillsite/search.json"
+
+
 def stub(skill: SiteSkill, headings: list[str]) -> str:
-    """The trimmed page Pagefind indexes for ``skill``."""
-    heads = "".join(f"<h2>{text(h)}</h2>" for h in headings[:40])
-    tags = f"<p>{text(' '.join(skill.tags))}</p>" if skill.tags else ""
+    """The trimmed page Pagefind indexes for ``skill``: the name (also as words, so
+    ``slack`` finds ``slack-automation``), the title, the description (also the result's
+    excerpt, as meta), the tags and the headings, each weighted as the reader weighs it."""
+    def part(kind: str, value: str, tag: str = "p", meta: str = "") -> str:
+        extra = f' data-pagefind-meta="{meta}"' if meta else ""
+        return (f'<{tag} data-pagefind-weight="{WEIGHTS[kind]}"{extra}>{text(value)}'
+                f"</{tag}>")
+
+    words = " ".join(re.split(r"[-_:/.]+", skill.name)).strip()
+    parts = [part("name", skill.name, "h1", "title")]
+    if words and words != skill.name:
+        parts.append(part("words", words))
+    if skill.title and skill.title != skill.name:
+        parts.append(part("title", skill.title))
+    parts.append(part("description", skill.description, meta="description"))
+    if skill.tags:
+        parts.append(part("tags", " ".join(skill.tags)))
+    if headings:
+        parts.append(part("headings", " · ".join(headings[:40])))
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{text(skill.name)}</title></head><body><main data-pagefind-body>"
-            f"<h1 data-pagefind-meta=\"title\">{text(skill.name)}</h1>"
-            f"<p>{text(skill.title)}</p><p>{text(skill.description)}</p>{tags}{heads}"
-            "</main></body></html>")
+            f"{''.join(parts)}</main></body></html>")
+
+
+def manifest(slugs: list[str]) -> str:
+    """What the site's script reads before a first query: the bundles to merge."""
+    return json.dumps({"bundles": bundles_of(slugs)})
 
 
 def bundle_of(slug: str) -> str:

@@ -34,11 +34,14 @@ from typing import Any
 
 from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish
+from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
-from skillsite.site.data import load_skills
-from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs
+from skillsite.site.data import catalog_groups, load_skills
+from skillsite.site.listings import Corpus
+from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
+from skillsite.site.source import repository_of
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 from skillsite.store.manifest import intact
@@ -103,7 +106,7 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
         write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
-        publish.write_docs(writer, plan, problems)
+        publish.write_docs(writer, plan, problems, _corpus(dist, root, config))
         written, hashes = writer.written, writer.hashes
         clock.lap("write listings")
         if linked is not None:
@@ -147,6 +150,15 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _corpus(dist: Path, root: Path, config: Path) -> Corpus:
+    """The corpus's name, description, plugins and collections, for the listings."""
+    name, description = site_names(config)
+    groups = catalog_groups(dist)
+    about = about_corpus(root, site_name=name, site_description=description,
+                         remote=repository_of(root)[0])
+    return Corpus(about, groups.plugins, groups.collections)
 
 
 def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:

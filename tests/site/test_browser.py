@@ -13,11 +13,29 @@ def _open(page: Any, url: str) -> None:
     page.wait_for_load_state("networkidle")
 
 
-def test_home_loads_without_console_errors(page: Any, base_url: str, artifacts: Path) -> None:
+def search(page: Any, query: str, box: str = "#skillsite-find-header") -> Any:
+    """Type ``query`` into a search box; the result links, once the results show."""
+    page.fill(box, query)
+    form = page.locator(f"form[data-searched={json.dumps(query)}]:has({box})")
+    form.wait_for(timeout=15_000)
+    return form.locator(".skillsite-hits__list a")
+
+
+def test_home_names_the_corpus_and_counts_what_matters(page: Any, base_url: str,
+                                                       artifacts: Path) -> None:
     _open(page, base_url)
-    assert page.title() == "Skills catalog"
-    assert page.locator("h1").first.inner_text().rstrip("¶") == "Skills catalog"
-    assert page.locator("#skillsite-search input").count() == 1   # Pagefind's UI loaded
+    # The marketplace's name and description (the fixture has no configuration of its own).
+    assert page.title() == "release-kit"
+    assert page.locator("h1").first.inner_text().rstrip("¶") == "release-kit"
+    assert "from a release candidate to a deploy" in page.locator(".skillsite-lead").inner_text()
+    assert page.locator("#skillsite-find-home").count() == 1
+    stats = page.locator(".skillsite-stats").inner_text()
+    assert "8 skills" in stats and "1 plugin" in stats and "1 category" in stats
+    plugins = page.locator(".skillsite-groups .skillsite-card")
+    assert plugins.count() == 1 and "2 skills · development" in plugins.inner_text()
+    assert page.locator(".skillsite-chips a", has_text="development").count() == 1
+    body = page.locator(".md-content").inner_text()
+    assert "Dialects" not in body and "No tags yet" not in body and "skill-toml" not in body
     assert page.locator("a[href='catalog.json']").count() == 1
     shot = artifacts / "home.png"
     page.screenshot(path=str(shot), full_page=True)
@@ -25,15 +43,34 @@ def test_home_loads_without_console_errors(page: Any, base_url: str, artifacts: 
     assert page.console_errors == []
 
 
-def test_search_finds_a_skill_and_leads_to_its_page(page: Any, base_url: str) -> None:
-    _open(page, base_url)
-    page.fill("#skillsite-search input", "release guide")
-    result = page.locator(".pagefind-ui__result-link", has_text="alpha-guide")
-    result.first.wait_for(timeout=10_000)
-    result.first.click()
+def test_search_from_a_skill_page_shows_names_and_descriptions(page: Any,
+                                                              base_url: str) -> None:
+    _open(page, base_url + "skills/beta-check/")
+    hits = search(page, "python package")
+    first = hits.first
+    assert first.locator(".skillsite-hit__name").inner_text() == "alpha-guide"
+    assert first.locator(".skillsite-hit__description").inner_text().startswith(
+        "Write a release guide for a Python package.")
+    first.click()
     page.wait_for_url("**/skills/alpha-guide/")
-    assert page.locator("h1").first.inner_text().startswith("Alpha guide")
     assert page.console_errors == []
+
+
+def test_search_ranks_a_name_above_a_body_heading(page: Any, base_url: str) -> None:
+    """A query that is a skill's name finds that skill first, though other skills say
+    its words in their descriptions and headings."""
+    _open(page, base_url)
+    assert search(page, "beta check", "#skillsite-find-home").first.locator(
+        ".skillsite-hit__name").inner_text() == "beta-check"
+    assert search(page, "zip", "#skillsite-find-home").first.locator(
+        ".skillsite-hit__name").inner_text() == "toolbox:zip-tool"
+
+
+def test_home_search_reads_the_query_from_the_url(page: Any, base_url: str) -> None:
+    _open(page, base_url + "?search=deploy")
+    form = page.locator("form.skillsite-find--home[data-searched=deploy]")
+    form.wait_for(timeout=15_000)
+    assert "gamma-deploy" in form.locator(".skillsite-hits__list").inner_text()
 
 
 def test_search_reaches_every_bundle(page: Any, base_url: str, site: Path) -> None:
@@ -46,10 +83,8 @@ def test_search_reaches_every_bundle(page: Any, base_url: str, site: Path) -> No
     assert len({bundle_of(slug_of(name)) for name in names}) > 2
     _open(page, base_url)
     for name in names:
-        page.fill("#skillsite-search input", name)
-        hit = page.locator(".pagefind-ui__result-link", has_text=name)
-        hit.first.wait_for(timeout=10_000)
-        assert hit.first.get_attribute("href") == f"/skills/{slug_of(name)}/"
+        hit = search(page, name).filter(has_text=name).first
+        assert hit.get_attribute("href") == f"/skills/{slug_of(name)}/"
     assert page.console_errors == []
 
 
@@ -87,23 +122,69 @@ def test_dependency_links_and_graph(page: Any, base_url: str) -> None:
     assert page.console_errors == []
 
 
+def _shown(page: Any) -> list[str]:
+    cards = page.locator(".skillsite-cards > li")
+    return [c.locator("a").first.inner_text() for c in cards.all() if c.is_visible()]
+
+
 def test_az_listing_holds_every_skill(page: Any, base_url: str, site: Path) -> None:
     catalog = json.loads((site / "catalog.json").read_text())["skills"]
     _open(page, base_url + "skills/")
-    listed = page.locator(".skillsite-listing tbody tr td:first-child a").all_inner_texts()
-    assert sorted(listed) == sorted(s["id"] for s in catalog)
+    assert sorted(_shown(page)) == sorted(s["id"] for s in catalog)
     assert len(catalog) == 8
+    assert page.locator(".skillsite-count").inner_text() == "8 skills"
 
 
-def test_filters_are_kept_in_the_url(page: Any, base_url: str) -> None:
-    _open(page, base_url + "skills/?hide=flagged")
-    rows = page.locator(".skillsite-listing tbody tr")
-    visible = [r.locator("td").first.inner_text() for r in rows.all() if r.is_visible()]
-    assert "hostile-skill" not in visible and "alpha-guide" in visible
+def test_filters_are_kept_in_the_url_and_the_count_follows(page: Any, base_url: str) -> None:
+    _open(page, base_url + "skills/?trust=none")
+    assert "hostile-skill" not in _shown(page) and "alpha-guide" in _shown(page)
+    assert page.locator(".skillsite-count").inner_text() == "7 of 8 skills"
     page.select_option("select[name=format]", "virtual")
-    assert "format=virtual" in page.url and "hide=flagged" in page.url
-    visible = [r.locator("td").first.inner_text() for r in rows.all() if r.is_visible()]
-    assert set(visible) == {"delta-notes", "gamma-deploy", "hostile-page"}
+    assert "format=virtual" in page.url and "trust=none" in page.url
+    assert set(_shown(page)) == {"delta-notes", "gamma-deploy", "hostile-page"}
+    assert page.locator(".skillsite-count").inner_text() == "3 of 8 skills"
+    page.select_option("select[name=format]", "")
+    page.select_option("select[name=trust]", "")
+    page.select_option("select[name=plugin]", "toolbox")
+    assert page.url.endswith("skills/?plugin=toolbox")
+    assert _shown(page) == ["toolbox:echo-tool", "toolbox:zip-tool"]
+    page.check("input[name=problems]")
+    assert "problems=1" in page.url and _shown(page) == ["toolbox:zip-tool"]
+    assert page.locator(".skillsite-count").inner_text() == "1 of 8 skills"
+    page.reload()                                           # the URL alone says it all
+    page.wait_for_load_state("networkidle")
+    assert _shown(page) == ["toolbox:zip-tool"]
+    assert page.locator("select[name=plugin]").input_value() == "toolbox"
+
+
+def test_listing_sorts_by_last_change(page: Any, base_url: str, site: Path) -> None:
+    _open(page, base_url + "skills/?sort=changed")
+    cards = page.locator(".skillsite-cards > li")
+    times = [int(c.get_attribute("data-changed")) for c in cards.all()]
+    assert times == sorted(times, reverse=True)
+    assert page.locator("select[name=sort]").input_value() == "changed"
+
+
+def test_category_page_lists_its_plugins_skills(page: Any, base_url: str) -> None:
+    _open(page, base_url + "categories/development/")
+    assert sorted(_shown(page)) == ["toolbox:echo-tool", "toolbox:zip-tool"]
+
+
+def test_no_sideways_scroll_on_a_phone(browser: Any, base_url: str, artifacts: Path) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    tab = context.new_page()
+    for path in ("", "skills/", "categories/development/", "tags/release/", "problems/"):
+        tab.goto(base_url + path)
+        tab.wait_for_load_state("networkidle")
+        wide = tab.evaluate("""() => {
+            const out = [document.documentElement.scrollWidth];
+            for (const el of document.querySelectorAll('.md-content *'))
+              if (el.clientWidth > 1 && el.scrollWidth > el.clientWidth + 1 &&
+                  getComputedStyle(el).overflowX !== 'visible') out.push(el.className);
+            return out;}""")
+        assert wide == [390], f"{path or 'home'} scrolls sideways: {wide}"
+    tab.screenshot(path=str(artifacts / "problems-390.png"), full_page=True)
+    context.close()
 
 
 def test_search_finds_an_edited_description_after_an_incremental_build(
@@ -115,14 +196,12 @@ def test_search_finds_an_edited_description_after_an_incremental_build(
     assert result.site.incremental and result.site.rendered == 1
     url = serve_folder(result.dist / "site")
     _open(page, url + "skills/")
-    row = page.locator("tr", has_text="gamma-deploy")
-    assert "Quokka. Deploy" in row.first.inner_text()        # the A-Z listing
+    card = page.locator(".skillsite-cards > li", has_text="gamma-deploy")
+    assert "Quokka. Deploy" in card.first.inner_text()        # the A-Z listing
     _open(page, url)
-    page.fill("#skillsite-search input", "quokka")
-    hit = page.locator(".pagefind-ui__result-link", has_text="gamma-deploy")
-    hit.first.wait_for(timeout=10_000)
-    assert page.locator(".pagefind-ui__result-link").count() == 1
-    hit.first.click()
+    hits = search(page, "quokka")
+    assert hits.count() == 1
+    hits.first.click()
     page.wait_for_url("**/skills/gamma-deploy/")
     assert "Quokka. Deploy" in page.locator(".skillsite-description").inner_text()
     assert page.console_errors == []

@@ -16,7 +16,7 @@ MARKER = "document.documentElement.dataset.pwned || window.__pwned || null"
 ACTIVE = """() => {
   const found = [];
   for (const el of document.querySelectorAll('*')) {
-    if (el.closest('#skillsite-search')) continue;   // Pagefind's own UI
+    if (el.closest('.skillsite-find')) continue;   // the search's own results
     for (const a of el.attributes) {
       if (a.name.startsWith('on')) found.push(el.tagName + '[' + a.name + ']');
       if (/^\\s*(javascript|data|vbscript):/i.test(a.value) &&
@@ -26,7 +26,7 @@ ACTIVE = """() => {
   }
   const content = '.md-content iframe, .md-content object, .md-content embed, ' +
     '.md-content script, .md-content style, .md-content math, .md-content base, ' +
-    '.md-content meta, .md-content form:not(.skillsite-filters):not(.pagefind-ui__form), ' +
+    '.md-content meta, .md-content form:not(.skillsite-filters):not(.skillsite-find), ' +
     '.md-content svg';
   for (const el of document.querySelectorAll(content))
     if (!el.closest('.skillsite-graph-box')) found.push(el.tagName);   // Mermaid's drawing
@@ -36,7 +36,7 @@ ACTIVE = """() => {
 HOSTILE_TAG = '<script>document.documentElement.dataset.pwned="tag"</script>'
 PAGES = ["skills/hostile-skill/", "skills/hostile-page/", "skills/", "", "problems/",
          "tags/release/", f"tags/{slug_of(HOSTILE_TAG)}/", "formats/skill-md/",
-         "formats/virtual/", "tags/"]
+         "formats/virtual/", "tags/", "categories/development/"]
 
 
 def _visit(page: Any, url: str) -> None:
@@ -70,11 +70,12 @@ def test_clicking_hostile_links_runs_nothing(page: Any, base_url: str) -> None:
 
 def test_search_results_stay_inert(page: Any, base_url: str) -> None:
     _visit(page, base_url)
-    page.fill("#skillsite-search input", "hostile")
-    page.locator(".pagefind-ui__result").first.wait_for(timeout=10_000)
+    page.fill("#skillsite-find-home", "hostile")
+    page.locator(".skillsite-hits__list a").first.wait_for(timeout=10_000)
     page.wait_for_timeout(500)
     assert page.evaluate(MARKER) is None
-    assert "<img src=x" not in page.locator("#skillsite-search").inner_html()
+    hits = page.locator("form.skillsite-find--home")
+    assert "<img src=x" not in hits.inner_html() and "<img src=x" in hits.inner_text()
 
 
 def test_front_matter_values_are_text(page: Any, base_url: str) -> None:

@@ -1,5 +1,5 @@
-/* skillsite's catalog site: search box, listing filters kept in the URL, sortable tables,
-   and the neighbourhood graphs. Loaded as a file (the Content-Security-Policy forbids
+/* skillsite's catalog site: the search (header and home), listing filters kept in the URL,
+   sortable tables and the neighbourhood graphs. Loaded as a file (the Content-Security-Policy forbids
    inline script); it only reads what skillsite wrote, never skill text as HTML. */
 (function () {
   "use strict";
@@ -21,64 +21,203 @@
     });
   }
 
-  function search() {
-    var box = document.getElementById("skillsite-search");
-    if (!box) return;
-    // The index is in bundles (pagefind/0/, pagefind/1/...): the first holds the UI and
-    // the WebAssembly, the others are merged into it.
-    var bundles = (box.dataset.bundles || "").split(" ").filter(Boolean).map(function (name) {
-      return new URL("pagefind/" + name + "/", base);
+  // The search: a box in the header of every page (and the home page's big box) over
+  // Pagefind's own API, loaded on first use. Results show a skill's id and description,
+  // always as text.
+  var RANKING = {termFrequency: 0.6, pageLength: 0.2, termSaturation: 1.2};
+  var PAGE = 10;
+  var engine = null;
+
+  function pagefind() {
+    if (engine) return engine;
+    engine = fetch(new URL("assets/skillsite/search.json", base).href)
+      .then(function (response) { return response.json(); })
+      .then(function (manifest) {
+        var bundles = (manifest.bundles || []).map(function (name) {
+          return new URL("pagefind/" + name + "/", base);
+        });
+        if (!bundles.length) return null;
+        return import(new URL("pagefind.js", bundles[0]).href).then(function (pf) {
+          return pf.options({bundlePath: bundles[0].pathname, baseUrl: base.pathname,
+                             ranking: RANKING})
+            .then(function () { return pf.init(); })
+            .then(function () {
+              return Promise.all(bundles.slice(1).map(function (url) {
+                return pf.mergeIndex(url.pathname, {baseUrl: base.pathname});
+              }));
+            })
+            .then(function () { return pf; });
+        });
+      });
+    return engine;
+  }
+
+  function hit(data) {
+    var item = document.createElement("li");
+    var link = document.createElement("a");
+    link.href = data.url;
+    var name = document.createElement("span");
+    name.className = "skillsite-hit__name";
+    name.textContent = (data.meta && data.meta.title) || data.url;
+    var about = document.createElement("span");
+    about.className = "skillsite-hit__description";
+    about.textContent = (data.meta && data.meta.description) || "";
+    link.appendChild(name); link.appendChild(about); item.appendChild(link);
+    return item;
+  }
+
+  // As the reader does: a query that is a skill's name (or its id) finds it first.
+  function exactFirst(all, query) {
+    var wanted = query.toLowerCase().split(/\s+/).join("-");
+    function exact(data) {
+      var id = ((data.meta && data.meta.title) || "").toLowerCase();
+      return id === wanted || id.split(/[:\/]/).pop() === wanted;
+    }
+    return all.filter(exact).concat(all.filter(function (d) { return !exact(d); }));
+  }
+
+  function finder(form, panel) {
+    var input = form.querySelector("input[type=search]");
+    var status = document.createElement("p");
+    status.className = "skillsite-hits__status";
+    status.setAttribute("role", "status");
+    var list = document.createElement("ol");
+    list.className = "skillsite-hits__list";
+    var more = document.createElement("button");
+    more.type = "button"; more.className = "md-button"; more.textContent = "More results";
+    more.hidden = true;
+    panel.appendChild(status); panel.appendChild(list); panel.appendChild(more);
+    var asked = 0, shown = PAGE, timer = null;
+
+    function run() {
+      var query = input.value.trim(), mine = ++asked;
+      if (!query) { panel.hidden = true; list.textContent = ""; return; }
+      panel.hidden = false;
+      pagefind().then(function (pf) {
+        if (!pf) { status.textContent = "No skills to search yet."; return null; }
+        return pf.search(query).then(function (found) {
+          var results = found ? found.results : [];
+          return Promise.all(results.slice(0, shown).map(function (r) { return r.data(); }))
+            .then(function (all) {
+              if (mine !== asked) return;
+              list.textContent = "";
+              exactFirst(all, query).forEach(function (data) { list.appendChild(hit(data)); });
+              status.textContent = results.length === 1 ? "1 skill" :
+                results.length + " skills";
+              more.hidden = results.length <= shown;
+              form.dataset.searched = query;
+            });
+        });
+      }).catch(function (error) {
+        status.textContent = "The search could not load: " + error;
+      });
+    }
+
+    input.addEventListener("focus", function () { pagefind(); });
+    input.addEventListener("input", function () {
+      shown = PAGE; clearTimeout(timer); timer = setTimeout(run, 80);
     });
-    if (!bundles.length) { box.textContent = "No skills to search yet."; return; }
-    load("link", {rel: "stylesheet", href: new URL("pagefind-ui.css", bundles[0]).href});
-    load("script", {src: new URL("pagefind-ui.js", bundles[0]).href}).then(function () {
-      new window.PagefindUI({element: "#skillsite-search", showImages: false,
-                             bundlePath: bundles[0].pathname, baseUrl: base.pathname,
-                             mergeIndex: bundles.slice(1).map(function (url) {
-                               return {bundlePath: url.pathname, baseUrl: base.pathname};
-                             }),
-                             pageSize: 10, resetStyles: false});
-      var params = new URLSearchParams(location.search);
-      var input = box.querySelector("input");
-      if (input && params.get("search")) {
-        input.value = params.get("search");
-        input.dispatchEvent(new Event("input", {bubbles: true}));
+    more.addEventListener("click", function () { shown += PAGE; run(); });
+    form.addEventListener("submit", function (event) { event.preventDefault(); run(); });
+    form.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") { panel.hidden = true; input.focus(); }
+      if (event.key === "ArrowDown" && document.activeElement === input) {
+        var first = list.querySelector("a");
+        if (first) { event.preventDefault(); first.focus(); }
       }
     });
+    return {input: input, run: run};
+  }
+
+  function headerSearch() {
+    var title = document.querySelector(".md-header__title");
+    if (!title || document.querySelector(".skillsite-find--header")) return;
+    var form = document.createElement("form");
+    form.className = "skillsite-find skillsite-find--header";
+    form.setAttribute("role", "search");
+    form.action = base.href;
+    var label = document.createElement("label");
+    label.className = "skillsite-hidden"; label.htmlFor = "skillsite-find-header";
+    label.textContent = "Search skills";
+    var input = document.createElement("input");
+    input.type = "search"; input.name = "search"; input.id = "skillsite-find-header";
+    input.placeholder = "Search skills"; input.autocomplete = "off";
+    var panel = document.createElement("div");
+    panel.className = "skillsite-hits skillsite-hits--header"; panel.hidden = true;
+    form.appendChild(label); form.appendChild(input); form.appendChild(panel);
+    title.parentNode.insertBefore(form, title.nextSibling);
+    finder(form, panel);
+    document.addEventListener("click", function (event) {
+      if (!form.contains(event.target)) panel.hidden = true;
+    });
+  }
+
+  function homeSearch() {
+    var form = document.querySelector("form.skillsite-find--home");
+    if (!form) return;
+    var panel = document.createElement("div");
+    panel.className = "skillsite-hits"; panel.hidden = true;
+    form.appendChild(panel);
+    var box = finder(form, panel);
+    var asked = new URLSearchParams(location.search).get("search");
+    if (asked) { box.input.value = asked; box.run(); }
   }
 
   function rowsOf(table) { return Array.prototype.slice.call(table.tBodies[0].rows); }
 
+  // A listing's filters, kept in the URL's query: ?format=&plugin=&collection=&trust=
+  // &problems=1&sort=changed&q=. The count says how many of the listing's skills show.
+  var FILTERS = ["format", "plugin", "collection", "category", "trust"];
+
   function filters() {
     document.querySelectorAll("form.skillsite-filters").forEach(function (form) {
-      var table = document.querySelector(".skillsite-listing table");
-      if (!table) return;
+      var list = document.querySelector(".skillsite-cards");
+      var count = document.querySelector(".skillsite-count");
+      if (!list) return;
+      var cards = Array.prototype.slice.call(list.children);
       var params = new URLSearchParams(location.search);
-      form.q.value = params.get("q") || "";
-      form.format.value = params.get("format") || "";
-      form.sort.value = params.get("sort") || "name";
-      form.hide.checked = params.get("hide") === "flagged";
+      function field(name) { return form.elements.namedItem(name); }
+      var names = FILTERS.filter(function (name) { return field(name); });
+      var problemsBox = field("problems");
+      names.forEach(function (name) { field(name).value = params.get(name) || ""; });
+      field("q").value = params.get("q") || "";
+      field("sort").value = params.get("sort") === "changed" ? "changed" : "name";
+      if (problemsBox) problemsBox.checked = params.get("problems") === "1";
+
       function apply(record) {
-        var q = form.q.value.trim().toLowerCase(), format = form.format.value;
-        var hide = form.hide.checked, sort = form.sort.value;
-        var rows = rowsOf(table), shown = 0;
-        rows.forEach(function (row) {
-          var d = row.dataset, ok = (!format || d.format === format) &&
-            !(hide && d.flagged === "1") &&
-            (!q || (d.name + " " + d.tags + " " + row.textContent).toLowerCase().indexOf(q) >= 0);
-          row.hidden = !ok; if (ok) shown++;
+        var q = field("q").value.trim().toLowerCase(), sort = field("sort").value;
+        var problems = problemsBox ? problemsBox.checked : false, shown = 0;
+        var wanted = {};
+        names.forEach(function (name) { wanted[name] = field(name).value; });
+        cards.forEach(function (card) {
+          var d = card.dataset, ok = !(problems && d.problems === "0") &&
+            (!q || card.textContent.toLowerCase().indexOf(q) >= 0);
+          Object.keys(wanted).forEach(function (name) {
+            if (wanted[name] && d[name] !== wanted[name]) ok = false;
+          });
+          card.hidden = !ok; if (ok) shown++;
         });
-        rows.sort(function (a, b) {
-          if (sort === "changed") return Number(b.dataset.changed) - Number(a.dataset.changed);
-          return a.dataset.name < b.dataset.name ? -1 : a.dataset.name > b.dataset.name ? 1 : 0;
-        }).forEach(function (row) { table.tBodies[0].appendChild(row); });
-        table.dataset.shown = String(shown);
+        cards.sort(function (a, b) {
+          if (sort === "changed") {
+            var diff = Number(b.dataset.changed) - Number(a.dataset.changed);
+            if (diff) return diff;
+          }
+          return a.dataset.key < b.dataset.key ? -1 : a.dataset.key > b.dataset.key ? 1 : 0;
+        }).forEach(function (card) { list.appendChild(card); });
+        list.dataset.shown = String(shown);
+        if (count) {
+          count.textContent = shown === cards.length ?
+            cards.length + (cards.length === 1 ? " skill" : " skills") :
+            shown + " of " + cards.length + " skills";
+        }
         if (record) {
           var next = new URLSearchParams();
-          if (q) next.set("q", form.q.value.trim());
-          if (format) next.set("format", format);
+          Object.keys(wanted).forEach(function (name) {
+            if (wanted[name]) next.set(name, wanted[name]);
+          });
+          if (problems) next.set("problems", "1");
           if (sort !== "name") next.set("sort", sort);
-          if (hide) next.set("hide", "flagged");
+          if (q) next.set("q", field("q").value.trim());
           var query = next.toString();
           history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
         }
@@ -86,6 +225,7 @@
       form.addEventListener("input", function () { apply(true); });
       form.addEventListener("change", function () { apply(true); });
       form.addEventListener("submit", function (event) { event.preventDefault(); });
+      form.addEventListener("reset", function () { setTimeout(function () { apply(true); }); });
       apply(false);
     });
   }
@@ -119,5 +259,5 @@
       .then(function () { document.body.dataset.graphs = "rendered"; });
   }
 
-  fillBase(); search(); filters(); sortable(); graphs();
+  fillBase(); headerSearch(); homeSearch(); filters(); sortable(); graphs();
 })();
