@@ -73,28 +73,16 @@ def _real(root: str) -> str:
 
 
 def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree) -> Iterator[Bundled]:
-    """The walk over ``folder``, taking each folder's entries from ``tree`` (what
-    discovery listed) and listing only those it lacks."""
+    """The bundled files of the skill in ``folder``, at most :data:`MAX_FILES`."""
     own = os.path.join(folder, "SKILL.md")
-    pending, count = [""], 0
-    while pending:
-        rel_dir = pending.pop()
-        entries = tree.get(rel_dir)
-        if entries is None:
-            try:
-                with os.scandir(os.path.join(folder, rel_dir)) as listing:
-                    entries = skilltree.entries(listing)
-            except OSError:
-                continue
-        if rel_dir and skilltree.holds_skill(entries):
+    count = 0
+    for skill_folder in skilltree.skill_folders(folder, tree):
+        if skill_folder.nested:
             continue  # a nested skill is checked on its own
-        for name, kind in entries:
+        rel_dir = skill_folder.rel
+        for name, kind in skill_folder.entries:
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            if kind == skilltree.FOLDER:
-                if skilltree.descends(name, kind):
-                    pending.append(rel)
-                continue
-            if rel == "SKILL.md" or count >= MAX_FILES:
+            if kind == skilltree.FOLDER or rel == "SKILL.md" or count >= MAX_FILES:
                 continue
             bundled = _read(os.path.join(folder, rel_dir, name), name, kind, rel, root, own,
                             max_size)

@@ -11,7 +11,7 @@ the skill's :data:`Tree` to the bundle walk with the source.
 from __future__ import annotations
 
 import os
-from typing import Iterable
+from typing import Iterable, Iterator, NamedTuple
 
 #: Folders the bundle walk never goes into (besides hidden ones).
 SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
@@ -70,3 +70,31 @@ def list_skill(top: list[os.DirEntry[str]], listed: dict[str, list[os.DirEntry[s
         pending += [(f"{rel}/{name}", entry.path) for (name, entry_kind), entry
                     in zip(here, listing) if descends(name, entry_kind)]
     return tree
+
+
+class SkillFolder(NamedTuple):
+    rel: str               # below the skill's folder, with ``/`` (``""`` for its own)
+    entries: list[Entry]
+    nested: bool           # it holds a SKILL.md of its own: another skill, not entered
+
+
+def skill_folders(folder: str, tree: Tree | None) -> Iterator[SkillFolder]:
+    """Every folder of the skill whose folder is ``folder``, as the bundle walk and the
+    supporting files see them: each folder's entries come from ``tree`` (what discovery
+    listed) or are listed now; a folder that cannot be listed is left out. A nested
+    skill's folder is yielded with ``nested`` set, and nothing below it."""
+    pending = [""]
+    while pending:
+        rel_dir = pending.pop()
+        listing = (tree or {}).get(rel_dir)
+        if listing is None:
+            try:
+                with os.scandir(os.path.join(folder, rel_dir)) as scan:
+                    listing = entries(scan)
+            except OSError:
+                continue
+        nested = bool(rel_dir) and holds_skill(listing)
+        yield SkillFolder(rel_dir, listing, nested)
+        if not nested:
+            pending += [f"{rel_dir}/{name}" if rel_dir else name
+                        for name, entry_kind in listing if descends(name, entry_kind)]

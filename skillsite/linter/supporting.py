@@ -52,20 +52,10 @@ def supporting_files(folder: str, own: str, root: str,
     corpus whose real path is ``root``; ``tree`` is what discovery already listed of it
     (folders missing from it are listed now)."""
     walk = _Walk(folder, own, root)
-    pending = [""]
-    while pending:
-        rel_dir = pending.pop()
-        entries = (tree or {}).get(rel_dir)
-        if entries is None:
-            try:
-                with os.scandir(os.path.join(folder, rel_dir)) as listing:
-                    entries = skilltree.entries(listing)
-            except OSError:
-                continue
-        walk.folders.append(rel_dir)
-        if rel_dir and skilltree.holds_skill(entries):
-            continue  # a nested skill is a skill of its own
-        pending += walk.visit(rel_dir, entries)
+    for skill_folder in skilltree.skill_folders(folder, tree):
+        walk.folders.append(skill_folder.rel)
+        if not skill_folder.nested:  # a nested skill is a skill of its own
+            walk.visit(skill_folder.rel, skill_folder.entries)
     return walk.result()
 
 
@@ -81,16 +71,14 @@ class _Walk:
         self.links: list[str] = []
         self.skipped: list[Skipped] = []
 
-    def visit(self, rel_dir: str, entries: list[skilltree.Entry]) -> list[str]:
-        """Sort the entries of one folder; returns the subfolders to list."""
-        below = []
+    def visit(self, rel_dir: str, entries: list[skilltree.Entry]) -> None:
+        """Sort the entries of one folder (its subfolders are visited on their own)."""
         for name, kind in sorted(entries):
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if not utf8(name):
                 self.skipped.append(Skipped(rel, "its name is not valid UTF-8; rename it"))
             elif kind == skilltree.FOLDER:
-                if skilltree.descends(name, kind):
-                    below.append(rel)
+                continue
             elif name.startswith("."):
                 if name not in QUIET_HIDDEN:
                     self.skipped.append(Skipped(rel, "hidden files are never published"))
@@ -102,7 +90,6 @@ class _Walk:
             else:
                 self.skipped.append(Skipped(rel, f"it is a {self._kind(rel)}, not a "
                                                  "regular file"))
-        return below
 
     def _kind(self, rel: str) -> str:
         try:
