@@ -230,9 +230,15 @@ def _blob_message(blob: str, before: str) -> str | None:
 
 # Written in lower case: it runs on the lowered text (IGNORECASE is several times slower).
 # An interpreter that runs what it reads: a shell (also as /bin/bash or env bash), Python,
-# Perl, Ruby, Node or PHP, maybe behind sudo.
+# Perl, Ruby, Node or PHP, maybe behind sudo. Given its code another way, it reads the
+# download as data: a script file (``| python3 parse.py``), ``-c``/``-m`` (``| python3 -m
+# json.tool``), Perl's or Ruby's ``-e``, Node's ``-e``/``-p``, PHP's ``-r``.
+_SCRIPT_ARGUMENT = r"(?!\d*[<>])[\w./~$\"']"
 _INTERPRETER = (r"(?:sudo\s+(?:-\S+\s+)*)?(?:(?:/usr)?(?:/local)?/bin/)?(?:env\s+)?"
-                r"(?:(?:ba|z|k|da)?sh|python[23]?(?:\.\d+)?|perl|ruby|node|php)\b")
+                r"(?:(?:ba|z|k|da)?sh\b(?![ \t]+(?:-c\b|" + _SCRIPT_ARGUMENT + r"))"
+                r"|python[23]?(?:\.\d+)?\b(?![ \t]+(?:-[cm]|" + _SCRIPT_ARGUMENT + r"))"
+                r"|(?:perl|ruby|node|php)\b(?![ \t]+(?:-[a-z]*[epr]\b|" + _SCRIPT_ARGUMENT
+                + r")))")
 # One command line: a backslash continues it on the next line.
 _SAME_COMMAND = r"(?:[^\n;&\\]|\\\n|\\(?!\n))*?"
 _PIPE_PATTERN = (

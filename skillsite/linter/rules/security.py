@@ -15,6 +15,7 @@ from skillsite.linter import scan
 from skillsite.linter.links import position
 from skillsite.linter.markers import MARKERS
 from skillsite.linter.markers import found as markers_of
+from skillsite.linter.rules.cited import cited
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import Text, texts
@@ -132,12 +133,27 @@ def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
     An agent following the skill runs whatever the server sends that day. Download the
     file, check it (a pinned checksum), then run it.
 
+    A download piped into an interpreter that is given its code another way reads it as
+    data and is fine: ``| python3 -m json.tool``, ``| python3 -c "..."``, ``| node -e``,
+    ``| python3 parse.py``. So is a command the text cites as an attack or a bad example,
+    which only the text's own context decides: a host named as the attacker's
+    (``attacker.com``, ``evil.example``); in Markdown, an innermost heading about attacks,
+    threats, exploits, vulnerabilities, anti-patterns or what not to do; a code block
+    labelled "Bad:", "Insecure", "❌" or "Never do this:" (on the line before it, or in a
+    comment above the command); in prose, "never", "don't", "avoid" or "attacker" earlier
+    in its sentence.
+
     Passing example::
 
         curl -fsSLo install.sh https://example.com/install.sh
         sha256sum -c install.sh.sha256 && sh install.sh
     """
-    yield from _report(doc, ctx, scan.pipe_to_shell, gate=_PIPE_GATE)
+    for text in texts(doc, ctx):
+        if _PIPE_GATE.isdisjoint(markers_of(text.text)):
+            continue
+        for offset, message in scan.pipe_to_shell(text.text):
+            if not cited(text.text, offset, markdown=text.is_markdown):
+                yield _located(text, offset), message
 
 
 @rule("dynamic-context", WARNING, formats=("skill-md",), family=SECURITY,
