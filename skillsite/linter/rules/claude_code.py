@@ -11,7 +11,7 @@ from typing import Any, Iterator
 
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
-from skillsite.linter.rules.context import Context, dialect
+from skillsite.linter.rules.context import Context, dialect, is_claude_code
 from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import Document
 
@@ -62,7 +62,12 @@ def claude_code_field_value(doc: Document, ctx: Context) -> Iterator[Finding]:
     (``claude-...``), a ``context`` other than ``fork``, an ``agent`` without
     ``context: fork`` (it is ignored then), or ``hooks`` that are not a mapping from hook
     events (``PreToolUse``, ``Stop``...) to lists.
+
+    Only a skill established as Claude Code's is checked (see ``allowed-tools-unknown``):
+    another client's ``model`` names that client's models.
     """
+    if not is_claude_code(doc, ctx):
+        return
     data = doc.data or {}
     model, context, hooks = data.get("model"), data.get("context"), data.get("hooks")
     if isinstance(model, str) and model not in MODELS and not _MODEL_ID.match(model):
@@ -86,13 +91,46 @@ def allowed_tools_unknown(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``allowed-tools`` names a tool Claude Code does not have (``List``, ``Shell``), so
     the permission grants nothing. MCP tools (``mcp__server__tool``) are always accepted.
+
+    Only a skill established as Claude Code's is checked: one under a ``.claude`` folder,
+    in a Claude Code plugin or marketplace (``.claude-plugin/``), or using a field or
+    variable only Claude Code defines (``context``, ``agent``, ``hooks``,
+    ``when_to_use``, ``${CLAUDE_SKILL_DIR}``). Other clients name their own tools
+    (GitHub Copilot's ``ask_user``, VS Code's ``Azure MCP/documentation``), which Claude
+    Code's list cannot judge. Reported at the tool's own name.
     """
-    if dialect(doc) != "agent-skills":
+    if dialect(doc) != "agent-skills" or not is_claude_code(doc, ctx):
         return
-    for tool, pointer in _tools(doc):
+    for tool, pointer, column in _tools_at(doc):
         name = tool.split("(", 1)[0]
         if name not in TOOLS and not name.startswith("mcp__"):
-            yield pointer, f"allowed-tools names {name!r}, which is not a Claude Code tool"
+            yield column or pointer, (f"allowed-tools names {name!r}, which is not a Claude "
+                                      "Code tool")
+
+
+def _tools_at(doc: Document) -> Iterator[tuple[str, str, tuple[int, int] | None]]:
+    """Each tool with its pointer and, when the string is written on one line as it reads
+    (plain or quoted), the tool's own line and column."""
+    value: Any = (doc.data or {}).get("allowed-tools")
+    start = _written_at(doc, value) if isinstance(value, str) else None
+    at = 0
+    for tool, pointer in _tools(doc):
+        at = value.find(tool, at) if start else -1
+        yield tool, pointer, (start[0], start[1] + at) if start and at >= 0 else None
+        at += len(tool)
+
+
+def _written_at(doc: Document, value: str) -> tuple[int, int] | None:
+    """Where the string ``allowed-tools`` starts in the file, when it is written as is."""
+    line, column = doc.where("/allowed-tools")
+    lines = doc.raw.decode("utf-8", "replace").split("\n", line)
+    if len(lines) < line:
+        return None
+    written = lines[line - 1]
+    for skip in (0, 1):  # a plain scalar, or a quoted one
+        if written[column - 1 + skip:].startswith(value):
+            return line, column + skip
+    return None
 
 
 @rule("unrestricted-bash", "warning", formats=("skill-md",), family=CLAUDE_CODE, opt_in=True,

@@ -36,6 +36,35 @@ class Context:
         return doc.source.root.resolve()
 
 
+#: Front-matter fields only Claude Code defines. ``argument-hint``, ``user-invocable``,
+#: ``disable-model-invocation`` and ``allowed-tools`` prove nothing: VS Code's and Copilot's
+#: skills take them too.
+CLAUDE_CODE_FIELDS = ("context", "agent", "hooks", "when_to_use")
+#: Variables only Claude Code substitutes in a skill's body.
+CLAUDE_CODE_VARIABLES = ("${CLAUDE_SKILL_DIR}", "${CLAUDE_PLUGIN_ROOT}")
+
+
+def is_claude_code(doc: Document, ctx: Context) -> bool:
+    """Whether the skill is established as Claude Code's, so that Claude Code's own lists
+    (its tools, its model aliases) apply: it sits under a ``.claude`` folder
+    (``.claude/skills/``), in a Claude Code plugin (``.claude-plugin/plugin.json``, or a
+    local plugin of a ``.claude-plugin/marketplace.json``), or it uses what only Claude Code
+    defines (a field of :data:`CLAUDE_CODE_FIELDS`, a variable of
+    :data:`CLAUDE_CODE_VARIABLES`). A skill of another client (GitHub Copilot's
+    ``.github/skills/``, a plain repository of skills) names that client's tools.
+    """
+    return doc.memo("claude-code", lambda: _claude_code(doc, ctx))
+
+
+def _claude_code(doc: Document, ctx: Context) -> bool:
+    data = doc.data or {}
+    if ".claude" in doc.source.path.parts or any(key in data for key in CLAUDE_CODE_FIELDS):
+        return True
+    if any(variable in doc.body for variable in CLAUDE_CODE_VARIABLES):
+        return True
+    return bool(ctx.namespace_of(doc).plugin)
+
+
 def dialect(doc: Document) -> str:
     """``ongrid`` for an ongrid-native SKILL.md, ``mini-a`` for a Mini-A page, else
     ``agent-skills`` (which takes Claude Code's fields as its own).
