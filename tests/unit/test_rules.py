@@ -690,6 +690,15 @@ CASES = [
          {"pdf/SKILL.md": skill_md("pdf", description=(
              "Finds timing leaks in crypto code. Use when reviewing C, C++, Go, Rust, Swift, "
              "Java, Kotlin, C#, PHP, JavaScript, TypeScript, Python, or Ruby."))}, []),
+    Case("description-keyword-stuffing", "sentences-that-repeat-a-product-name",
+         {"pdf/SKILL.md": skill_md("pdf", description=(
+             "Best practices for developing applications with Helidon 4 (SE and MP). Use when "
+             "working with Helidon SE or Helidon MP, Helidon DB Client, Helidon Security, or "
+             "Helidon testing."))}, []),
+    Case("description-keyword-stuffing", "one-word-repeated-without-a-sentence",
+         {"pdf/SKILL.md": skill_md("pdf", description=(
+             "Acme tool. Acme editor. Acme merge. Acme split. Acme forms. Acme scan."))},
+         [(3, 14, "description-keyword-stuffing"), (3, 14, "description-trigger")]),
     # -- Claude Code values ----------------------------------------------------------------
     Case("claude-code-field-value", "model-context-agent-hooks",
          {"pdf/SKILL.md": skill_md("pdf", "model: gpt-4\ncontext: thread\nagent: Explore\n"
