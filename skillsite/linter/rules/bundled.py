@@ -13,6 +13,7 @@ from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
+from skillsite.linter.rules.surroundings import outside_texts
 from skillsite.linter.supporting import supporting_of
 from skillsite.models import Document
 
@@ -155,11 +156,20 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     other files "may also be present" and are not checked.
 
     A file counts as mentioned when a link leads to it, or its path (with or without its
-    extension), its file name or its Python module (``import fill``) appears in the text
-    of a file of the skill, or one of its folders is named on its own ("templates are in
-    ``assets/``"); ``scripts/fill.py`` names that file, not the whole ``scripts/``. A file's
-    mention of itself (its own usage line) does not count. Licences, READMEs
-    and package manifests are for people and tools, and are never orphans.
+    extension), its file name or its Python module (``import fill``, ```fill.run()``)
+    appears in the text of a file of the skill, or one of its folders is named on its own
+    ("templates are in ``assets/``"); ``scripts/fill.py`` names that file, not the whole
+    ``scripts/``. A file's mention of itself (its own usage line) does not count.
+
+    Files outside the skill count too when they name the file by a path through the
+    skill's folder (``pdf/references/forms.md``, ``{baseDir}/references/forms.md``): the
+    repository's or the plugin's instruction files (``CLAUDE.md``, ``GEMINI.md``'s
+    ``@./skills/pdf/references/forms.md`` include, ``AGENTS.md``), a Claude Code plugin's
+    ``agents/`` and ``commands/``, and the skill's sibling skills.
+
+    Licences, READMEs, changelogs and package manifests are for people and tools, and a
+    test of a script (``test_fill.py``, ``fill_test.py``, ``conftest.py``,
+    ``fill.test.js``) is for its developers: they are never orphans.
     """
     refs = references(doc, ctx.config.max_file_size)
     # One text to search; a file found there only because it names itself (a usage
@@ -167,6 +177,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
     candidates = [f for f in refs.files
                   if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
+                  and not _TEST_FILE.search(f.rel)
                   and not (_mentioned(f.rel, texts) and _mentioned_elsewhere(doc, refs, f))]
     if not candidates:
         return
@@ -177,9 +188,27 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
         if bundled.rel in linked or any(_named_alone(texts, folder)
                                         for folder in _folders(bundled.rel)):
             continue
+        if _named_outside(doc, ctx, bundled.rel):
+            continue
         yield Elsewhere(bundled.rel, 1, 1), (
             f"{bundled.rel} is not mentioned in SKILL.md or another file of the "
             "skill; link it where the agent should use it, or remove it")
+
+
+#: A test runner's file names: pytest's ``test_*.py``, ``*_test.py`` and ``conftest.py``,
+#: and the ``*.test.*``/``*.spec.*`` of JavaScript's runners.
+_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|conftest\.py|"
+                        r"[^/]*\.(?:test|spec)\.[cm]?[jt]sx?)$")
+
+
+def _named_outside(doc: Document, ctx: Context, rel: str) -> bool:
+    """Named by a text around the skill, by a path through the skill's own folder."""
+    outside = outside_texts(doc, ctx)
+    if not outside:
+        return False
+    own = os.path.basename(_skill_root(doc))
+    return any(form in outside for form in (f"{own}/{rel}", f"{{baseDir}}/{rel}",
+                                            f"${{CLAUDE_SKILL_DIR}}/{rel}"))
 
 
 def _mentioned(rel: str, texts: str) -> bool:
@@ -204,7 +233,7 @@ def _names(rel: str) -> list[str]:
     if suffix == ".py":
         parent = posixpath.basename(posixpath.dirname(stem))
         names += [stem.replace("/", "."), f"import {base}", f"from {base} import",
-                  f".{base} import", f"{parent}.{base}"]
+                  f".{base} import", f"{parent}.{base}", f"`{base}."]
     return names
 
 

@@ -19,6 +19,9 @@ class Context:
     plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Namespaces by corpus root, worked out as files are met (see ``namespace_of``).
     namespaces: dict[str, Namespaces] = field(default_factory=dict, compare=False, repr=False)
+    #: Texts around skills (instruction files, plugin agents, sibling skills) that rules
+    #: read once per run (see ``rules.surroundings``).
+    texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     def namespaces_of(self, root: Path | str) -> Namespaces:
         key = os.path.abspath(root)
