@@ -4,6 +4,7 @@ Usage::
 
     python bench/bench_check.py [--count 10000] [--memory-count 100000] [--corpus DIR]
                                 [--repeat 3] [--seed 1] [--profile]
+                                [--peer-corpus DIR] [--agnix PATH]
 
 Figures (see docs/performance.md):
 
@@ -19,6 +20,12 @@ Figures (see docs/performance.md):
   M  Peak RSS of a fresh process running the CLI on a ``--memory-count`` corpus,
      ``--jobs 1`` and ``--jobs 2`` (parent and largest worker separately;
      target < 500 MB per process).
+  P  With ``--peer-corpus DIR`` (a real corpus, such as ComposioHQ/awesome-claude-skills):
+     a whole ``skillsite check DIR --format json`` process against a whole ``agnix DIR
+     --format json`` process (``--agnix``: its executable), on the same folder, each with
+     its default parallelism, interleaved over ``--repeat`` runs after one warm-up of each:
+     median wall time and CPU time (user + system, children included) of each, and
+     skillsite / agnix (floor <= 1.5x, goal <= 1x). ``--count 0`` measures P alone.
 """
 from __future__ import annotations
 
@@ -47,6 +54,8 @@ from generate import SKILLS_DIR, generate  # noqa: E402
 TARGET_RATIO = 5.0
 TARGET_PARALLEL = 1.7
 TARGET_RSS_MB = 500.0
+PEER_FLOOR = 1.5
+PEER_GOAL = 1.0
 
 # Runs the skillsite CLI in this (fresh) process, then writes its own peak RSS (the
 # skillsite parent) and that of its largest waited-for child (a worker) to a file.
@@ -161,6 +170,69 @@ def bench_parallel(corpus: Path, repeat: int) -> dict:
             times[jobs].append(run_cli(corpus, jobs))
     j1, j2 = statistics.median(times[1]), statistics.median(times[2])
     return {"jobs1": j1, "jobs2": j2, "ratio": j1 / j2, "runs": times}
+
+
+def run_timed(command: list[str], cwd: Path) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, with the children it waited for) of one whole
+    process, its output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    seconds = time.perf_counter() - start
+    stderr = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if proc.stderr:
+        proc.stderr.close()
+    code = os.waitstatus_to_exitcode(status)
+    if code not in (0, 1):
+        sys.exit(f"{' '.join(command)} failed ({code}):\n{stderr[-2000:]}")
+    return seconds, usage.ru_utime + usage.ru_stime
+
+
+def agnix_version(agnix: str) -> str:
+    try:
+        return subprocess.run([agnix, "--version"], capture_output=True, text=True,
+                              timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError) as exc:
+        sys.exit(f"cannot run agnix ({agnix}): {exc}; install it (pip install agnix, or "
+                 "npm install -g agnix) or give its path with --agnix")
+
+
+def bench_peer(corpus: Path, agnix: str, repeat: int) -> dict:
+    """Whole ``skillsite check`` and ``agnix`` processes on one folder, interleaved."""
+    commands = {"skillsite": cli_command() + ["check", ".", "--format", "json"],
+                "agnix": [agnix, ".", "--format", "json"]}
+    for command in commands.values():  # warm-up: bytecode, page cache
+        run_timed(command, corpus)
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for turn in range(repeat):
+        order = list(commands) if turn % 2 == 0 else list(reversed(commands))
+        for name in order:
+            runs[name].append(run_timed(commands[name], corpus))
+    found = {"skillsite": _skillsite_counts(commands["skillsite"], corpus),
+             "agnix": _agnix_counts(commands["agnix"], corpus)}
+    result: dict[str, Any] = {"runs": runs, "counts": found}
+    for name, timings in runs.items():
+        result[name] = {"wall": statistics.median(t[0] for t in timings),
+                        "cpu": statistics.median(t[1] for t in timings)}
+    result["ratio"] = result["skillsite"]["wall"] / result["agnix"]["wall"]
+    result["cpu_ratio"] = result["skillsite"]["cpu"] / result["agnix"]["cpu"]
+    return result
+
+
+def _skillsite_counts(command: list[str], corpus: Path) -> str:
+    out = subprocess.run(command, cwd=corpus, capture_output=True, text=True).stdout
+    report = json.loads(out)
+    summary = report.get("summary", {})
+    return (f"{summary.get('skills', '?')} skills, {summary.get('files', '?')} files, "
+            f"{len(report.get('problems', []))} problems")
+
+
+def _agnix_counts(command: list[str], corpus: Path) -> str:
+    out = subprocess.run(command, cwd=corpus, capture_output=True, text=True).stdout
+    report = json.loads(out)
+    return (f"{report.get('files_checked', '?')} files, "
+            f"{len(report.get('diagnostics', []))} diagnostics")
 
 
 def _spin(n: int) -> int:
@@ -303,6 +375,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="also print a cProfile of skillsite.check([skills/], jobs=1), the "
                              "SKILL.md subset of figure B")
     parser.add_argument("--keep", action="store_true", help="keep generated corpora")
+    parser.add_argument("--peer-corpus", type=Path,
+                        help="a real corpus for figure P: skillsite check against agnix")
+    parser.add_argument("--agnix", default=shutil.which("agnix") or "agnix",
+                        help="the agnix executable for figure P (default: agnix on PATH)")
     args = parser.parse_args(argv)
 
     tmp = Path(tempfile.mkdtemp(prefix="skillsite-bench-"))
@@ -319,7 +395,68 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     import skillsite
     total_start = time.perf_counter()
     meter = LoadMeter()
-    corpus = make_corpus(args.corpus, args.count, args.seed, tmp, "corpus").resolve()
+    rows: list[tuple[str, str, str, str]] = []
+    notes: list[str] = []
+    corpus: Path | None = None
+    if args.peer_corpus:
+        version = agnix_version(args.agnix)
+        warm(args.peer_corpus)
+        log(f"P: whole skillsite check vs {version} on {args.peer_corpus}, "
+            f"{args.repeat} runs each")
+        meter.start("P")
+        peer = bench_peer(args.peer_corpus.resolve(), args.agnix, args.repeat)
+        meter.stop()
+        rows += peer_rows(peer, version, notes)
+    if args.count or args.corpus:
+        corpus = make_corpus(args.corpus, args.count, args.seed, tmp, "corpus").resolve()
+        rows += run_generated(args, corpus, meter, notes)
+    if args.memory_count or args.memory_corpus:
+        rows += run_memory(args, corpus, tmp, meter)
+    else:
+        rows.append(("M  peak RSS", "skipped (--memory-count 0)", "", ""))
+
+    width = max(len(r[0]) for r in rows)
+    vwidth = max(len(r[1]) for r in rows)
+    print()
+    print(f"skillsite {skillsite.__version__} check benchmark -- Python "
+          f"{platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
+    print(f"skillsite from {provenance()}")
+    print()
+    print(f"{'figure':<{width}}  {'measured':<{vwidth}}  {'target':<8}  result")
+    print(f"{'-' * width}  {'-' * vwidth}  {'-' * 8}  ------")
+    for name, value, target, result in rows:
+        print(f"{name:<{width}}  {value:<{vwidth}}  {target:<8}  {result}")
+    print()
+    for note in notes:
+        print(note)
+    print(meter.report())
+    print(f"total benchmark time {time.perf_counter() - total_start:.0f} s")
+    return 0
+
+
+def peer_rows(peer: dict, version: str, notes: list[str]) -> list[tuple[str, str, str, str]]:
+    ours, theirs = peer["skillsite"], peer["agnix"]
+    notes.append(f"P corpus: skillsite {peer['counts']['skillsite']}; {version}: "
+                 f"{peer['counts']['agnix']}")
+    notes.append("P runs (wall s / CPU s): " + "; ".join(
+        f"{name}: " + ", ".join(f"{w:.2f}/{c:.2f}" for w, c in runs)
+        for name, runs in peer["runs"].items()))
+    ratio = peer["ratio"]
+    return [
+        ("P1 skillsite check (whole process), median wall / CPU",
+         f"{ours['wall']:.2f} s / {ours['cpu']:.2f} s", "", ""),
+        ("P2 agnix (whole process), median wall / CPU",
+         f"{theirs['wall']:.2f} s / {theirs['cpu']:.2f} s", "", ""),
+        ("P  wall ratio P1 / P2 (skillsite vs agnix)", f"{ratio:.2f}x",
+         f"<= {PEER_FLOOR:g}x", verdict(ratio <= PEER_FLOOR)
+         + (" (goal <= 1x met)" if ratio <= PEER_GOAL else "")),
+        ("P' CPU ratio P1 / P2 (context)", f"{peer['cpu_ratio']:.2f}x", "", ""),
+    ]
+
+
+def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
+                  notes: list[str]) -> list[tuple[str, str, str, str]]:
+    """Figures A-D on the generated corpus."""
     subset = corpus / SKILLS_DIR
     settle()
     files, size = warm(corpus)
@@ -348,27 +485,6 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     ceiling = machine_ceiling(args.repeat)
     meter.stop()
 
-    mem: dict[Any, Any] | None = None
-    if args.memory_count or args.memory_corpus:
-        if args.corpus is not None and args.memory_corpus is None and \
-                args.memory_count == args.count:
-            mem_corpus = corpus
-        else:
-            mem_corpus = make_corpus(args.memory_corpus, args.memory_count, args.seed, tmp,
-                                     "memory-corpus").resolve()
-        if mem_corpus != corpus:
-            shutil.rmtree(tmp / "corpus", ignore_errors=True)  # free the disk early
-        settle()
-        mem_files, _ = warm(mem_corpus)
-        mem_skills = sum(1 for _ in (mem_corpus / SKILLS_DIR).iterdir())
-        log(f"M: peak RSS on {mem_corpus.name} ({mem_files} files), --jobs 1 and --jobs 2")
-        meter.start("M")
-        mem = {
-            "corpus": mem_corpus, "files": mem_files, "skill_dirs": mem_skills,
-            1: measure_rss(mem_corpus, 1, tmp), 2: measure_rss(mem_corpus, 2, tmp)}
-        meter.stop()
-
-    # ------------------------------------------------------------------ report
     rows: list[tuple[str, str, str, str]] = []
     rows.append(("A  skills-ref validate(), in-process, SKILL.md subset",
                  f"{ref['rate']:,.0f} skills/s ({ref['skills']} in {ref['seconds']:.2f} s)",
@@ -395,58 +511,63 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
     rows.append(("D0 machine ceiling: pure CPU loop, 1 vs 2 processes (context)",
                  f"{ceiling['ratio']:.2f}x ({ceiling['jobs1']:.2f} s / {ceiling['jobs2']:.2f} s)",
                  "", ""))
-    if mem:
-        m1, m2 = mem[1], mem[2]
-        rows.append((f"M1 peak RSS, CLI --jobs 1 ({mem_label(mem)})",
-                     f"{m1['parent_mb']:.0f} MB (run {m1['seconds']:.1f} s)",
-                     f"< {TARGET_RSS_MB:g} MB", verdict(m1["parent_mb"] < TARGET_RSS_MB)))
-        rows.append(("M2 peak RSS, CLI --jobs 2: parent process",
-                     f"{m2['parent_mb']:.0f} MB (run {m2['seconds']:.1f} s)",
-                     f"< {TARGET_RSS_MB:g} MB", verdict(m2["parent_mb"] < TARGET_RSS_MB)))
-        rows.append(("M2 peak RSS, CLI --jobs 2: largest worker",
-                     f"{m2['children_mb']:.0f} MB", f"< {TARGET_RSS_MB:g} MB",
-                     verdict(m2["children_mb"] < TARGET_RSS_MB)))
-        rows.append(("M2 upper bound parent + 2 x worker (shared pages counted twice)",
-                     f"{m2['parent_mb'] + 2 * m2['children_mb']:.0f} MB", "", ""))
-        rows.append(("M3 speed-up of the memory runs, M1 time / M2 time (context)",
-                     f"{m1['seconds'] / m2['seconds']:.2f}x", "", ""))
-    else:
-        rows.append(("M  peak RSS", "skipped (--memory-count 0)", "", ""))
 
-    width = max(len(r[0]) for r in rows)
-    vwidth = max(len(r[1]) for r in rows)
-    print()
-    print(f"skillsite {skillsite.__version__} check benchmark -- Python "
-          f"{platform.python_version()}, {os.cpu_count()} CPUs, {platform.machine()}")
-    print(f"skillsite from {provenance()}")
-    print(f"corpus: {whole['skills']} skills / {whole['files']} checked files "
-          f"(generate.py --count {args.count} --seed {args.seed}"
-          f"{', reused ' + str(args.corpus) if args.corpus else ''}); "
-          f"SKILL.md subset: {len(dirs)} folders under {SKILLS_DIR}/")
-    print("skills-ref reads SKILL.md only, so A, B and R are measured on the SKILL.md "
-          f"subset ({SKILLS_DIR}/), the same files for both.")
-    print()
-    print(f"{'figure':<{width}}  {'measured':<{vwidth}}  {'target':<8}  result")
-    print(f"{'-' * width}  {'-' * vwidth}  {'-' * 8}  ------")
-    for name, value, target, result in rows:
-        print(f"{name:<{width}}  {value:<{vwidth}}  {target:<8}  {result}")
-    print()
+    notes.append(f"generated corpus: {whole['skills']} skills / {whole['files']} checked files "
+                 f"(generate.py --count {args.count} --seed {args.seed}"
+                 f"{', reused ' + str(args.corpus) if args.corpus else ''}); "
+                 f"SKILL.md subset: {len(dirs)} folders under {SKILLS_DIR}/")
+    notes.append("skills-ref reads SKILL.md only, so A, B and R are measured on the SKILL.md "
+                 f"subset ({SKILLS_DIR}/), the same files for both.")
     inproc = "; ".join(f"{k}: " + ", ".join(f"{t:.2f}" for t in r["all"])
                        for k, r in (("A", ref), ("B", sub), ("C", whole)))
-    print(f"in-process runs (s, median reported): {inproc}")
-    print(f"skills-ref flagged {ref['failing']} of {ref['skills']} folders; skillsite on the "
-          f"subset: {sub['summary']}")
-    print(f"skillsite on the whole corpus: {whole['summary']}")
+    notes.append(f"in-process runs (s, median reported): {inproc}")
+    notes.append(f"skills-ref flagged {ref['failing']} of {ref['skills']} folders; skillsite "
+                 f"on the subset: {sub['summary']}")
+    notes.append(f"skillsite on the whole corpus: {whole['summary']}")
     cli_runs = "; ".join(f"--jobs {j}: " + ", ".join(f"{t:.2f}" for t in par["runs"][j])
-                     for j in (1, 2))
-    print(f"CLI runs (s, median reported): {cli_runs}")
-    print(meter.report())
-    print(f"total benchmark time {time.perf_counter() - total_start:.0f} s")
+                         for j in (1, 2))
+    notes.append(f"CLI runs (s, median reported): {cli_runs}")
     if prof:
-        print(f"\ncProfile of skillsite.check([{SKILLS_DIR}/], jobs=1), top 15 cumulative "
-              "(skillsite code only):")
-        print(prof)
-    return 0
+        notes.append(f"\ncProfile of skillsite.check([{SKILLS_DIR}/], jobs=1), top 15 "
+                     f"cumulative (skillsite code only):\n{prof}")
+    return rows
+
+
+def run_memory(args: argparse.Namespace, corpus: Path | None, tmp: Path,
+               meter: LoadMeter) -> list[tuple[str, str, str, str]]:
+    """Figures M1 and M2: peak memory of the CLI on the memory corpus."""
+    if corpus is not None and args.corpus is not None and args.memory_corpus is None and \
+            args.memory_count == args.count:
+        mem_corpus = corpus
+    else:
+        mem_corpus = make_corpus(args.memory_corpus, args.memory_count, args.seed, tmp,
+                                 "memory-corpus").resolve()
+    if mem_corpus != corpus:
+        shutil.rmtree(tmp / "corpus", ignore_errors=True)  # free the disk early
+    settle()
+    mem_files, _ = warm(mem_corpus)
+    mem_skills = sum(1 for _ in (mem_corpus / SKILLS_DIR).iterdir())
+    log(f"M: peak RSS on {mem_corpus.name} ({mem_files} files), --jobs 1 and --jobs 2")
+    meter.start("M")
+    mem = {"corpus": mem_corpus, "files": mem_files, "skill_dirs": mem_skills,
+           1: measure_rss(mem_corpus, 1, tmp), 2: measure_rss(mem_corpus, 2, tmp)}
+    meter.stop()
+    m1, m2 = mem[1], mem[2]
+    return [
+        (f"M1 peak RSS, CLI --jobs 1 ({mem_label(mem)})",
+         f"{m1['parent_mb']:.0f} MB (run {m1['seconds']:.1f} s)",
+         f"< {TARGET_RSS_MB:g} MB", verdict(m1["parent_mb"] < TARGET_RSS_MB)),
+        ("M2 peak RSS, CLI --jobs 2: parent process",
+         f"{m2['parent_mb']:.0f} MB (run {m2['seconds']:.1f} s)",
+         f"< {TARGET_RSS_MB:g} MB", verdict(m2["parent_mb"] < TARGET_RSS_MB)),
+        ("M2 peak RSS, CLI --jobs 2: largest worker",
+         f"{m2['children_mb']:.0f} MB", f"< {TARGET_RSS_MB:g} MB",
+         verdict(m2["children_mb"] < TARGET_RSS_MB)),
+        ("M2 upper bound parent + 2 x worker (shared pages counted twice)",
+         f"{m2['parent_mb'] + 2 * m2['children_mb']:.0f} MB", "", ""),
+        ("M3 speed-up of the memory runs, M1 time / M2 time (context)",
+         f"{m1['seconds'] / m2['seconds']:.2f}x", "", ""),
+    ]
 
 
 def mem_label(mem: dict) -> str:
