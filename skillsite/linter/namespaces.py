@@ -66,6 +66,8 @@ class Namespaces:
     collections: tuple[str, ...] = ()
     _manifests: dict[str, ManifestFile | None] = field(default_factory=dict)
     _folders: dict[str, Namespace] = field(default_factory=dict)
+    #: Each marketplace's local plugins, by the marketplace's folder (worked out once).
+    _listed: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
     def of(self, path: str) -> Namespace:
         """The namespace of the file at ``path`` (absolute or relative to the root)."""
@@ -97,16 +99,14 @@ class Namespaces:
         if relative == ".." or relative.startswith("../"):
             return Namespace()
         chain = _ancestors(folder, self.root)
-        listed: dict[str, tuple[str, str, str]] = {}
-        for ancestor in reversed(chain):  # the root first: a nearer marketplace wins
-            market = self.manifest(ancestor, MARKETPLACE_FILE)
-            if market is not None and market.data is not None:
-                for owned, (plugin, source) in local_plugins(ancestor, market.data).items():
-                    listed[owned] = (plugin, source, market.path)
+        markets = [(ancestor, market) for ancestor in chain  # the nearest first: it wins
+                   if (market := self.manifest(ancestor, MARKETPLACE_FILE)) is not None
+                   and market.data is not None]
         collection = self.collection_of(relative)
         for ancestor in chain:  # the nearest plugin wins
-            if ancestor in listed:
-                plugin, source, decided_by = listed[ancestor]
+            listed = self._listed_by(ancestor, markets)
+            if listed is not None:
+                plugin, source, decided_by = listed
                 own = self.manifest(source, PLUGIN_FILE)
                 manifests = (decided_by, *((own.path,) if own else ()))
                 return Namespace(collection, plugin, _relative(source, self.root), manifests)
@@ -118,6 +118,20 @@ class Namespaces:
                 return Namespace(collection, plugin, _relative(ancestor, self.root),
                                  (own.path,))
         return Namespace(collection)
+
+    def _listed_by(self, folder: str, markets: list[tuple[str, ManifestFile]]
+                   ) -> tuple[str, str, str] | None:
+        """(plugin, plugin folder, marketplace path) of the nearest marketplace that lists
+        ``folder`` as a local plugin (or one of its skills), else None."""
+        for market_folder, market in markets:
+            plugins = self._listed.get(market_folder)
+            if plugins is None:
+                plugins = self._listed[market_folder] = local_plugins(
+                    market_folder, market.data or {})
+            if folder in plugins:
+                plugin, source = plugins[folder]
+                return plugin, source, market.path
+        return None
 
 
 def _ancestors(folder: str, root: str) -> list[str]:
