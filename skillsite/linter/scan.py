@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.fences import Fence, fences, in_fence
 from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
@@ -189,8 +189,35 @@ def encoded_blobs(text: str) -> Found:
         position += len(token)
 
 
-# Pieces of one blob: base64 wrapped at a fixed width (76 in MIME) or split by spaces.
-_PIECES = re.compile(r"(?:[A-Za-z0-9+/]{8,}={0,2}[ \t]*\n?[ \t]*){4,}")
+# Pieces of one blob: base64 wrapped at a fixed width (76 in MIME) or split by spaces. A
+# chain is runs of 8 or more base64 characters, each after a separator; it holds a blob
+# when it splits into 4 or more such pieces. The chains are found on the text mapped to
+# bytes (a base64 character becomes "a"; "=", space, tab and newline stay; any other byte
+# becomes "."), where the pattern starts with a literal and never backtracks: the same
+# matches as the plain pattern ``(?:[A-Za-z0-9+/]{8,}={0,2}[ \t]*\n?[ \t]*){4,}``, which
+# tries every position of the text and backtracks through every split of a long run.
+_CHAIN_CHARS = bytes(0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/")
+                     else b if chr(b) in "= \t\n" else 0x2E for b in range(256))
+_SEPARATOR = rb"={0,2}[ \t]*\n?[ \t]*"
+_CHAIN = re.compile(rb"aaaaaaaa(?:a*+)(?:(?>" + _SEPARATOR + rb")aaaaaaaa(?:a*+))*+")
+_TRAILING = re.compile(_SEPARATOR)
+_RUN = re.compile(rb"a+")
+
+
+def _pieces(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) of each chain of 4 or more pieces, with its trailing separator."""
+    raw = text.encode("utf-8", "replace")
+    mapped = raw.translate(_CHAIN_CHARS)
+    for chain in _CHAIN.finditer(mapped):
+        start, end = chain.span()
+        if end - start < 32 or sum(len(run) // 8 for run in _RUN.findall(
+                mapped, start, end)) < 4:
+            continue
+        end = _TRAILING.match(mapped, end).end()  # type: ignore[union-attr]
+        if len(raw) != len(text):  # byte offsets to character offsets
+            start, end = (len(raw[:start].decode("utf-8", "replace")),
+                          len(raw[:end].decode("utf-8", "replace")))
+        yield start, text[start:end]
 
 
 def split_blobs(text: str) -> Found:
@@ -198,15 +225,15 @@ def split_blobs(text: str) -> Found:
     single piece is. Prose never qualifies: its words have no digits and mixed case."""
     if _RUN_OF_48[:8] * 2 not in text.encode("utf-8", "replace").translate(_BLOB_CHARS):
         return
-    for found in _PIECES.finditer(text):
-        pieces = found.group().split()
+    for start, found in _pieces(text):
+        pieces = found.split()
         if len(pieces) < 2 or not all(_mixed_piece(p) for p in pieces[:-1]):
             continue
         joined = "".join(pieces)
         if len(joined) >= 120 and all(len(p) < 120 for p in pieces) and entropy(
                 joined) >= 4.5 and not all(c in "0123456789abcdefABCDEF" for c in joined):
-            yield found.start(), (f"{len(joined)}-character base64 blob split into "
-                                  f"{len(pieces)} pieces; say what it is or remove it")
+            yield start, (f"{len(joined)}-character base64 blob split into "
+                          f"{len(pieces)} pieces; say what it is or remove it")
 
 
 def _mixed_piece(piece: str) -> bool:
@@ -253,6 +280,30 @@ _PIPE_LOWER = re.compile(_PIPE_PATTERN)
 #: A text that holds none of these (lowered) holds no pipe to a shell.
 PIPE_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-")
 _PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthen
+#: Every match of the pattern holds one of these as a whole word.
+_PIPE_WORDS = ("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
+               "downloadstring")
+#: Letters that IGNORECASE matches to an ASCII letter but lowering keeps apart (dotted and
+#: dotless i, long s): a text holding one is searched without the word check.
+_FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f")
+
+
+def _has_word(lowered: str, words: tuple[str, ...]) -> bool:
+    """Whether one of ``words`` stands in ``lowered`` between two non-word characters
+    (as ``\\b`` sees them)."""
+    for word in words:
+        at = lowered.find(word)
+        while at >= 0:
+            end = at + len(word)
+            if not (at and _word_char(lowered[at - 1])) and not (
+                    end < len(lowered) and _word_char(lowered[end])):
+                return True
+            at = lowered.find(word, at + 1)
+    return False
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def pipe_to_shell(text: str) -> Found:
@@ -263,6 +314,8 @@ def pipe_to_shell(text: str) -> Found:
     if not any_lowered(text, PIPE_MARKERS):
         return
     lowered = lower(text)
+    if not _has_word(lowered, _PIPE_WORDS) and not any_in(text, _FOLDS_TO_ASCII):
+        return  # "irm" in "confirm" passes the marker gate, and the pattern is slow
     found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
     for found in found_in:
         command = text[found.start():found.end()]

@@ -81,3 +81,43 @@ def test_leftovers_are_what_the_leftover_regex_finds() -> None:
         body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = [(m.start(1) - 1, m.group(1)) for m in markdown._LEFTOVER.finditer("\n" + body)]
         assert markdown._leftovers(body) == expected, body
+
+
+def test_blob_chains_are_the_matches_of_the_plain_pieces_regex() -> None:
+    import re
+
+    from skillsite.linter import scan
+
+    plain = re.compile(r"(?:[A-Za-z0-9+/]{8,}={0,2}[ \t]*\n?[ \t]*){4,}")
+    rng = random.Random(17)
+    separators = ["", " ", "=", "==", "===", "\n", "\n\n", " \n ", "\t", "=\n", "= ", ".",
+                  "\u00e9", "\U0001f600", " = ", "\r\n"]
+    for _ in range(20000):
+        parts = [rng.choice(["", "x", "\u00e9", "Ab", "\udcff"])]
+        for _ in range(rng.randint(1, 9)):
+            parts.append("".join(rng.choice("aZ9+/") for _ in range(rng.choice(
+                [3, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 40]))))
+            parts.append(rng.choice(separators))
+        text = "".join(parts)
+        expected = [(m.start(), m.group()) for m in plain.finditer(text)]
+        assert list(scan._pieces(text)) == expected, text
+
+
+def test_pipe_to_shell_finds_what_its_pattern_finds_over_the_whole_text() -> None:
+    from skillsite.linter import scan
+
+    rng = random.Random(19)
+    pieces = ["curl -fsSL https://x.example/i.sh", " | ", "sh", "bash", "confirm", "CURL",
+              "wget -qO- u", "iwr u", "| iex", "IRM", "firmware", "bash <(", "eval \"$(",
+              "\u0131rm", "\u0130WR", "\u017fh", "x_curl", "curl_x", "\u00e9curl", "\n",
+              " ", "\\\n", "downloadstring", "iex (", "python3 -", "\U0001f600", "a"]
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        pattern = scan._PIPE_LOWER if text.isascii() else scan._PIPE
+        subject = text.lower() if text.isascii() else text
+        expected = [m.start() for m in pattern.finditer(subject)] if any(
+            marker in text.lower() for marker in scan.PIPE_MARKERS) else []
+        assert [at for at, _ in scan.pipe_to_shell(text)] == expected, text
+        found += bool(expected)
+    assert found > 300
