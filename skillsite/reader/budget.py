@@ -9,10 +9,10 @@ turns a limit off.
 """
 from __future__ import annotations
 
-import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from skillsite.reader.errors import ReaderError
+from skillsite.reader.shared import ClientState, MemoryClient, Refusal, budget_refusal, unavailable
 
 DEFAULT_MAX_SKILLS = 3
 DEFAULT_MAX_CHARS = 12_000
@@ -20,47 +20,64 @@ DEFAULT_MAX_CHARS = 12_000
 
 @dataclass
 class Budget:
-    """The skill and character budgets of one client, under a lock (``Budget()``:
-    Mini-A's per-run bound)."""
+    """The skill and character budgets of one client (``Budget()``: Mini-A's per-run
+    bound), kept in ``state`` (a fresh one in memory by default; see
+    :mod:`skillsite.reader.shared`)."""
 
     max_skills: int | None = DEFAULT_MAX_SKILLS
     max_chars: int | None = DEFAULT_MAX_CHARS
+    state: ClientState = field(default_factory=MemoryClient, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        self.loaded: list[str] = []
-        self.served = 0
-        self._lock = threading.Lock()
+    @property
+    def limited(self) -> bool:
+        return self.max_skills is not None or self.max_chars is not None
+
+    @property
+    def loaded(self) -> list[str]:
+        return list(self.state.served().loaded)
+
+    @property
+    def served(self) -> int:
+        return self.state.served().chars
 
     def allowance(self, name: str, wanted: int) -> int:
         """How many characters of skill ``name`` may be served now (at most ``wanted``);
         fails with ``budget-exceeded`` when the skill or character budget is spent."""
-        with self._lock:
-            if (self.max_skills is not None and name not in self.loaded
-                    and len(self.loaded) >= self.max_skills):
-                raise ReaderError(
-                    "budget-exceeded",
-                    f"this session has already loaded {len(self.loaded)} skills "
-                    f"({', '.join(self.loaded)}), its budget; read more of those, or start "
-                    "a new session", budget="skills", used=len(self.loaded),
-                    limit=self.max_skills)
-            if self.max_chars is None:
-                return wanted
-            left = self.max_chars - self.served
-            if left <= 0:
-                raise ReaderError(
-                    "budget-exceeded",
-                    f"this session has already served {self.served} characters, its budget "
-                    f"of {self.max_chars}; start a new session",
-                    budget="characters", used=self.served, limit=self.max_chars)
-            return min(wanted, left)
+        if not self.limited:
+            return wanted
+        served = self.state.served()
+        # at least one more character of it
+        refusal = budget_refusal(served, name, 1, self.max_skills, self.max_chars)
+        if refusal is not None:
+            raise self._exceeded(refusal)
+        return wanted if self.max_chars is None else min(wanted, self.max_chars - served.chars)
 
     def charge(self, name: str, chars: int) -> None:
-        with self._lock:
-            if name not in self.loaded:
-                self.loaded.append(name)
-            self.served += chars
+        """Count ``chars`` characters of skill ``name`` served, or fail with
+        ``budget-exceeded`` when they no longer fit (another call of this client, on
+        another replica, spent the room meanwhile)."""
+        refusal = self.state.spend_budget(name, chars, self.max_skills, self.max_chars)
+        if refusal is not None:
+            raise self._exceeded(refusal)
+
+    def _exceeded(self, refusal: Refusal) -> ReaderError:
+        if refusal.budget == "skills":
+            return ReaderError(
+                "budget-exceeded",
+                f"this session has already loaded {refusal.used} skills "
+                f"({', '.join(refusal.loaded)}), its budget; read more of those, or start "
+                "a new session", budget="skills", used=refusal.used, limit=refusal.limit)
+        return ReaderError(
+            "budget-exceeded",
+            f"this session has already served {refusal.used} characters, its budget "
+            f"of {refusal.limit}; start a new session",
+            budget="characters", used=refusal.used, limit=refusal.limit)
 
     def to_dict(self) -> dict[str, object]:
-        with self._lock:
-            return {"max_skills": self.max_skills, "max_chars": self.max_chars,
-                    "skills_loaded": list(self.loaded), "chars_served": self.served}
+        limits = {"max_skills": self.max_skills, "max_chars": self.max_chars}
+        try:
+            served = self.state.served()
+        except ReaderError as error:
+            return unavailable(error, **limits)
+        return {**limits, "skills_loaded": list(served.loaded), "chars_served": served.chars}
+

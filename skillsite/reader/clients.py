@@ -16,14 +16,20 @@ also :meth:`Clients.forget` a client that has gone (a closed session).
 Every operation that spends a budget runs under its client's lock (what it spends is
 declared with the operation: :mod:`skillsite.reader.session`), so concurrent calls of one
 client cannot both pass a check that only one of them may pass (no overshoot), while
-different clients never wait for each other.
+different clients never wait for each other. The state itself is kept in a store
+(:mod:`skillsite.reader.shared`), whose spends are atomic: with the store in Redis, calls
+of one client on two replicas cannot overshoot either, and an entry here holds only the
+lock, so any entry that no call is using may be dropped (``idle_seconds=0``).
+
+Each call gets a :class:`Lease` of its client's entry, with a ledger of its own that keeps
+the refs the call issues with its spend (one step), and the rest when the call ends.
 """
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from skillsite.reader.budget import Budget
 from skillsite.reader.errors import ReaderError
@@ -44,11 +50,22 @@ class ClientEntry:
     busy: int = 0
 
 
+@dataclass
+class Lease:
+    """One call's use of a client's entry: its budget, its lock, and a ledger for the
+    call (:meth:`SafeLedger.for_call <skillsite.reader.safe.SafeLedger.for_call>`)."""
+
+    entry: ClientEntry
+    budget: Budget
+    ledger: SafeLedger | None
+    lock: threading.RLock
+
+
 class Clients:
     """The ledger: client key -> :class:`ClientEntry`, at most ``max_clients`` of them.
-    ``make`` gives a new client's fresh budget and safe ledger."""
+    ``make(key)`` gives a new client's budget and safe ledger."""
 
-    def __init__(self, make: Callable[[], tuple[Budget, SafeLedger | None]], *,
+    def __init__(self, make: Callable[[str], tuple[Budget, SafeLedger | None]], *,
                  max_clients: int = DEFAULT_MAX_CLIENTS, idle_seconds: float = 3600,
                  clock: Callable[[], float] = time.monotonic) -> None:
         if max_clients < 1:
@@ -63,8 +80,8 @@ class Clients:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def acquire(self, key: str) -> ClientEntry:
-        """The entry of client ``key``, created if new, marked in use until
+    def acquire(self, key: str) -> Lease:
+        """A lease of client ``key``'s entry, created if new, marked in use until
         :meth:`release`; ``too-many-clients`` when the ledger is full."""
         with self._lock:
             now = self._clock()
@@ -74,16 +91,22 @@ class Clients:
                     self._evict_idle(now)
                 if len(self._entries) >= self.max_clients:
                     raise self._full(now)
-                budget, ledger = self._make()
+                budget, ledger = self._make(key)
                 entry = self._entries[key] = ClientEntry(key, budget, ledger, now)
             entry.busy += 1
             entry.last_seen = now
-            return entry
+        return Lease(entry, entry.budget, entry.ledger.for_call() if entry.ledger else None,
+                     entry.lock)
 
-    def release(self, entry: ClientEntry) -> None:
-        with self._lock:
-            entry.busy -= 1
-            entry.last_seen = self._clock()
+    def release(self, lease: Lease) -> None:
+        """The call has ended: the refs it issued and has not spent with are kept."""
+        try:
+            if lease.ledger is not None:
+                lease.ledger.flush()
+        finally:
+            with self._lock:
+                lease.entry.busy -= 1
+                lease.entry.last_seen = self._clock()
 
     def forget(self, key: str) -> None:
         """Drop client ``key`` (it has gone: its session ended). A call still running for

@@ -13,6 +13,9 @@ code                               exit  meaning
                                          ``retry_after_seconds`` says when it refills
 ``too-many-clients``               1     the Library keeps budgets for ``max_clients``
                                          clients already; ``retry_after_seconds``
+``shared-store-unavailable``       1     the store the replicas share (Redis) cannot be
+                                         reached, so a call that spends a budget is
+                                         refused; ``retry_after_seconds``
 ``ambiguous-section``              2     several headings match (lists them)
 ``ambiguous-name``                 2     a bare name that several skills' ids end in
                                          (``candidates`` lists their ids)
@@ -37,6 +40,7 @@ EXIT_CODES: dict[str, int] = {
     "invalid-or-expired-reference": EXIT_PROBLEMS,
     "restricted-budget-exhausted": EXIT_PROBLEMS,
     "too-many-clients": EXIT_PROBLEMS,
+    "shared-store-unavailable": EXIT_PROBLEMS,
     "ambiguous-section": EXIT_USAGE,
     "ambiguous-name": EXIT_USAGE,
     "invalid-argument": EXIT_USAGE,

@@ -25,6 +25,7 @@ from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients
 from skillsite.reader.retrieval import Retrieval
 from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.session import BUDGET, SAFE_COUNTS, Operation, Session
+from skillsite.reader.shared import MemoryStore, SharedStore
 from skillsite.reader.snapshots import Snapshots
 
 if TYPE_CHECKING:
@@ -50,14 +51,17 @@ class Library:
     manifest first, as a long-lived server should. Otherwise each file is checked the first
     time it is read: its size and, with ``hash_on_read`` (the default), its sha256; a
     one-shot query (the CLI) turns ``hash_on_read`` off, because hashing the content
-    shards a search touches costs seconds at 100k skills.
+    shards a search touches costs seconds at 100k skills. ``shared`` keeps every client's
+    budgets, counts and refs in a store that replicas share
+    (:mod:`skillsite.reader.shared`; default: this process's memory).
     """
 
     def __init__(self, dist: str | os.PathLike[str] = "dist", *, safe: bool = False,
                  budget: Budget | None = None, max_skills: int | None = None,
                  max_chars: int | None = None,
                  policy: SafePolicy | None = None, verify: bool = False,
-                 hash_on_read: bool = True, max_clients: int = DEFAULT_MAX_CLIENTS) -> None:
+                 hash_on_read: bool = True, max_clients: int = DEFAULT_MAX_CLIENTS,
+                 shared: SharedStore | None = None) -> None:
         if budget is not None:
             if max_skills is not None or max_chars is not None:
                 raise ValueError("pass budget, or max_skills and max_chars, not both")
@@ -66,19 +70,24 @@ class Library:
         self._snapshots = Snapshots(self.dist, verify, hash_on_read)
         self.safe = safe
         self._limits = (max_skills, max_chars, policy)
-        self.budget, self.ledger = self._fresh_budgets()
+        self._store = shared or MemoryStore()
+        self.budget, self.ledger = self._fresh_budgets("local")
         #: False when nothing is budgeted: then no call waits for another.
         self.limited = safe or max_skills is not None or max_chars is not None
         self._lock: threading.RLock | None = threading.RLock() if self.limited else None
         idle = self.ledger.policy.window if self.ledger else 3600
+        if self._store.shared:
+            idle = 0  # the store keeps the state: an entry here is only a lock
         self._clients = Clients(self._fresh_budgets, max_clients=max_clients,
                                 idle_seconds=idle)
         #: This caller's retrieval counters (context reports them); see :meth:`counting`.
         self.retrieval = Retrieval()
 
-    def _fresh_budgets(self) -> tuple[Budget, SafeLedger | None]:
+    def _fresh_budgets(self, key: str) -> tuple[Budget, SafeLedger | None]:
         max_skills, max_chars, policy = self._limits
-        return Budget(max_skills, max_chars), SafeLedger(policy) if self.safe else None
+        state = self._store.client(key)
+        return (Budget(max_skills, max_chars, state),
+                SafeLedger(policy, state) if self.safe else None)
 
     @contextlib.contextmanager
     def client(self, key: str) -> Iterator[Library]:

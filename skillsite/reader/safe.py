@@ -8,26 +8,31 @@
 - No raw path and no full body: results carry no paths, and a read is one section or a
   line range, capped in lines and characters.
 
-The ledger lives in memory, under a lock: one per client (see
-:mod:`skillsite.reader.clients`), so its counts and refs are that client's alone; a ref
-issued to one client is unknown to every other.
+The ledger's state is one client's (see :mod:`skillsite.reader.clients`), so its counts
+and refs are that client's alone: a ref issued to one client is unknown to every other.
+It is kept in a store (:mod:`skillsite.reader.shared`): in memory, or in Redis for
+replicas that share it.
 """
 from __future__ import annotations
 
 import re
 import secrets
-import threading
-import time
 from dataclasses import dataclass
-from typing import Callable
 
 from skillsite.reader.errors import ReaderError
+from skillsite.reader.shared import (
+    MAX_LIVE_REFS,
+    ClientState,
+    MemoryClient,
+    Refusal,
+    WindowLimits,
+    WindowUsage,
+    unavailable,
+)
 
+__all__ = ["MAX_LIVE_REFS", "SafeLedger", "SafePolicy"]
 _WILDCARD = re.compile(r"[*?]{2,}|\*|^\.+$")
 _WORDY = re.compile(r"[^\W_]", re.UNICODE)
-#: Live refs kept per client (the oldest go first): about 130 KB at most, so that a
-#: Library's full ledger of clients stays in the tens of megabytes.
-MAX_LIVE_REFS = 512
 
 
 @dataclass(frozen=True)
@@ -48,42 +53,56 @@ class SafePolicy:
 
 
 class SafeLedger:
-    """Issues and consumes opaque refs and keeps the per-window counts."""
+    """Issues and consumes opaque refs and keeps the per-window counts of one client, in
+    ``state`` (a fresh one in memory by default).
+
+    A ledger made with :meth:`for_call` serves one call: the refs it issues wait in it
+    until the call's window spend keeps them with the count (one step, as a store in
+    Redis wants), or until :meth:`flush`."""
 
     def __init__(self, policy: SafePolicy | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 state: ClientState | None = None) -> None:
         self.policy = policy or SafePolicy()
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._refs: dict[str, tuple[str, float]] = {}
-        self._started = clock()
-        self.searches = self.reads = self.chars = 0
-        #: Signs this client's read cursors: a cursor is a grant, like a ref, so one
-        #: rewritten (to a whole body, or to more lines) or from another client is refused.
-        self.cursor_key = secrets.token_bytes(32)
+        self.state = state or MemoryClient()
+        self.limits = WindowLimits(self.policy.max_searches, self.policy.max_reads,
+                                   self.policy.max_chars, self.policy.window)
+        self._pending: dict[str, str] | None = None  # None: refs are kept when issued
+
+    def for_call(self) -> SafeLedger:
+        """This client's ledger for one call, which keeps its refs together."""
+        ledger = SafeLedger(self.policy, self.state)
+        ledger._pending = {}
+        return ledger
 
     def issue(self, name: str) -> str:
         """A fresh single-use ref to skill ``name``."""
         ref = "r-" + secrets.token_urlsafe(18)
-        with self._lock:
-            now = self._clock()
-            if len(self._refs) >= MAX_LIVE_REFS:
-                self._refs = {k: v for k, v in self._refs.items() if v[1] > now}
-                while len(self._refs) >= MAX_LIVE_REFS:
-                    del self._refs[next(iter(self._refs))]
-            self._refs[ref] = (name, now + self.policy.ref_ttl)
+        if self._pending is None:
+            self.state.add_refs({ref: name}, self.policy.ref_ttl)
+        else:
+            self._pending[ref] = name
         return ref
+
+    def flush(self) -> None:
+        """Keep the refs this call issued since its last spend."""
+        if self._pending:
+            refs, self._pending = self._pending, {}
+            self.state.add_refs(refs, self.policy.ref_ttl)
 
     def consume(self, ref: object) -> str:
         """The skill ``ref`` points to; the ref is spent, whether or not it was valid."""
-        with self._lock:
-            grant = self._refs.pop(ref, None) if isinstance(ref, str) else None
-        if grant is None or grant[1] <= self._clock():
+        name = None
+        if isinstance(ref, str) and len(ref) < 100:
+            # a ref this call issued and has not kept yet (a program's later call in the
+            # same Library.client block)
+            pending = self._pending.pop(ref, None) if self._pending else None
+            name = pending or self.state.take_ref(ref)
+        if name is None:
             raise ReaderError("invalid-or-expired-reference",
                               "this reference is unknown, already used or expired; safe mode "
                               "refs are single-use: use the fresh ref from the last result, or "
                               "search again")
-        return grant[0]
+        return name
 
     def check_query(self, query: str) -> None:
         text = query.strip()
@@ -95,34 +114,53 @@ class SafeLedger:
                               "in words")
 
     def charge(self, operation: str, chars: int = 0) -> None:
-        """Count one ``search`` or ``read`` (and the characters it serves), or fail."""
-        with self._lock:
-            now = self._clock()
-            if now - self._started >= self.policy.window:
-                self._started, self.searches, self.reads, self.chars = now, 0, 0, 0
-            count, limit, budget = ((self.searches, self.policy.max_searches, "searches")
-                                    if operation == "search"
-                                    else (self.reads, self.policy.max_reads, "reads"))
-            if self.chars + chars > self.policy.max_chars:
-                count, limit, budget = self.chars, self.policy.max_chars, "characters"
-            elif count < limit:
-                if operation == "search":
-                    self.searches += 1
-                else:
-                    self.reads += 1
-                self.chars += chars
-                return
-            retry = max(1, int(self._started + self.policy.window - now + 0.999))
-        raise ReaderError("restricted-budget-exhausted",
-                          f"safe mode {budget} budget exhausted for {operation} ({count}/"
-                          f"{limit} per {self.policy.window} seconds); wait {retry} seconds "
-                          "before retrying, and avoid parallel fallback requests",
-                          operation=operation, budget=budget, used=count, limit=limit,
-                          window_seconds=self.policy.window, retry_after_seconds=retry)
+        """Count one ``search`` or ``read`` (and the characters it serves), or fail; the
+        refs this call issued are kept with the count, or dropped with a refusal."""
+        refs = self._pending or {}
+        if self._pending is not None:
+            self._pending = {}
+        refusal = self.state.spend_window(operation, chars, self.limits, refs,
+                                          self.policy.ref_ttl)
+        if refusal is not None:
+            raise self._exhausted(operation, refusal)
+
+    def _exhausted(self, operation: str, refusal: Refusal) -> ReaderError:
+        return ReaderError(
+            "restricted-budget-exhausted",
+            f"safe mode {refusal.budget} budget exhausted for {operation} ({refusal.used}/"
+            f"{refusal.limit} per {self.policy.window} seconds); wait {refusal.retry_after} "
+            "seconds before retrying, and avoid parallel fallback requests",
+            operation=operation, budget=refusal.budget, used=refusal.used,
+            limit=refusal.limit, window_seconds=self.policy.window,
+            retry_after_seconds=refusal.retry_after)
+
+    def usage(self) -> WindowUsage:
+        return self.state.window(self.limits)
+
+    @property
+    def searches(self) -> int:
+        return self.usage().searches
+
+    @property
+    def reads(self) -> int:
+        return self.usage().reads
+
+    @property
+    def chars(self) -> int:
+        return self.usage().chars
+
+    @property
+    def cursor_key(self) -> bytes:
+        """Signs this client's read cursors: a cursor is a grant, like a ref, so one
+        rewritten (to a whole body, or to more lines) or from another client is refused."""
+        return self.state.cursor_key()
 
     def to_dict(self) -> dict[str, object]:
-        with self._lock:
-            return {"searches": [self.searches, self.policy.max_searches],
-                    "reads": [self.reads, self.policy.max_reads],
-                    "chars": [self.chars, self.policy.max_chars],
-                    "window_seconds": self.policy.window}
+        try:
+            usage = self.usage()
+        except ReaderError as error:
+            return unavailable(error, window_seconds=self.policy.window)
+        return {"searches": [usage.searches, self.policy.max_searches],
+                "reads": [usage.reads, self.policy.max_reads],
+                "chars": [usage.chars, self.policy.max_chars],
+                "window_seconds": self.policy.window}

@@ -60,7 +60,7 @@ def test_safe_refs_expire(dist: Path) -> None:
     now = [1000.0]
     library = Library(dist, safe=True)
     assert library.ledger is not None
-    library.ledger._clock = lambda: now[0]
+    library.ledger.state.clock = lambda: now[0]  # type: ignore[attr-defined]
     ref = library.search("pdf form fields").results[0].ref
     now[0] += library.ledger.policy.ref_ttl + 1
     with pytest.raises(ReaderError) as old:

@@ -121,7 +121,7 @@ def test_the_ledger_is_capped_and_refuses_a_new_client_clearly(dist: Path) -> No
 
 def test_idle_clients_make_room_and_busy_ones_are_kept() -> None:
     now = [0.0]
-    clients = Clients(lambda: (Budget(), None), max_clients=2, idle_seconds=60,
+    clients = Clients(lambda key: (Budget(), None), max_clients=2, idle_seconds=60,
                       clock=lambda: now[0])
     busy = clients.acquire("busy")  # in use, however long
     clients.release(clients.acquire("idle"))
