@@ -14,7 +14,9 @@ SESSIONS_PER_CLIENT = 4  # open MCP sessions allowed per --max-clients
 TOOL_PREFIX = re.compile(r"[A-Za-z0-9_.\-]{0,64}")
 
 if TYPE_CHECKING:
+    from skillsite.mcp.clients import ClientIdentity
     from skillsite.reader import Library
+    from skillsite.reader.shared_redis import RedisStore
 
 
 @click.command("mcp")
@@ -49,9 +51,19 @@ if TYPE_CHECKING:
 @click.option("--safe", is_flag=True,
               help="Safe mode for untrusted clients: single-use refs, per-window budgets, "
                    "no raw paths or whole bodies (so no resources or skills/list).")
+@click.option("--shared", "shared_url", metavar="redis://HOST:PORT/DB",
+              help="Keep budgets, safe-mode counts and refs in this Redis, shared by every "
+                   "replica, and serve sessionless, so that any replica serves any request "
+                   "(needs --http and skillsite[shared]). Example: --shared "
+                   "redis://10.0.0.5:6379/0")
+@click.option("--client-identity", default="bearer", show_default=True,
+              metavar="bearer|header:NAME",
+              help="With --shared, what names a client: its Authorization bearer token, or "
+                   "the header NAME your gateway sets (only a hash is kept). Example: "
+                   "--client-identity header:X-Client-Id")
 def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
         allow_origins: tuple[str, ...], max_skills: int, max_chars: int, max_clients: int,
-        tool_prefix: str, safe: bool) -> None:
+        tool_prefix: str, safe: bool, shared_url: str | None, client_identity: str) -> None:
     """Serve DIST to coding agents over the Model Context Protocol.
 
     One tool per reader operation (context, search, recommend, open, read, related,
@@ -65,6 +77,7 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
       skillsite mcp --dist public/skills --safe     stdio, safe mode
       skillsite mcp --http 127.0.0.1:8000           http://127.0.0.1:8000/mcp
       skillsite mcp --http 0.0.0.0:8000 --allow-host skills.example.com:8000
+      skillsite mcp --http 127.0.0.1:8001 --safe --shared redis://127.0.0.1:6379/0
     """
     from skillsite.mcp.transport import (
         AddressError,
@@ -84,12 +97,15 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
             check_can_listen(*where)
     except AddressError as error:
         raise SkillsiteError(str(error)) from None
+    store, identity = (_shared(shared_url, client_identity, bool(where)) if shared_url
+                       else (None, None))
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,
-                            max_chars=max_chars or None, max_clients=max_clients)
+                            max_chars=max_chars or None, max_clients=max_clients,
+                            shared=store)
     from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
     warm_up(library)
-    server = create_server(library, tool_prefix=tool_prefix)
+    server = create_server(library, tool_prefix=tool_prefix, identity=identity)
     if where is None or security is None:
         click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
         serve_stdio(server)
@@ -98,7 +114,35 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     shown = f"[{host}]" if ":" in host else host
     click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
     # Sessions that never call a tool hold no budgets: room for a few of them per client.
-    serve_http(server, host, port, security, max_sessions=SESSIONS_PER_CLIENT * max_clients)
+    serve_http(server, host, port, security, max_sessions=SESSIONS_PER_CLIENT * max_clients,
+               sessionless=store is not None)
+
+
+def _shared(url: str, identity_text: str, http: bool) -> tuple[RedisStore, ClientIdentity]:
+    """The store in Redis and the client identity of ``--shared``; Redis not answering
+    yet is a warning (budget-spending calls are refused until it does)."""
+    from skillsite.mcp.clients import ClientIdentity
+    from skillsite.reader import ReaderError
+    from skillsite.reader.shared_redis import RedisStore
+
+    if not http:
+        raise click.BadParameter("replicas share a store over HTTP only: add --http "
+                                 "HOST:PORT", param_hint="--shared")
+    try:
+        identity = ClientIdentity.parse(identity_text)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--client-identity") from None
+    try:
+        store = RedisStore(url)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--shared") from None
+    try:
+        store.check()
+    except ReaderError:
+        click.echo(f"skillsite mcp: warning: Redis at {store.where} does not answer yet; calls "
+                   "that spend a budget are refused (shared-store-unavailable) until it does",
+                   err=True)
+    return store, identity
 
 
 def _open_library(dist: Path, **options: Any) -> Library:

@@ -7,7 +7,7 @@ from importlib.metadata import PackageNotFoundError, version
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
-from skillsite.mcp.clients import ClientBudgets
+from skillsite.mcp.clients import ClientBudgets, ClientIdentity
 from skillsite.mcp.resources import register_resources
 from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
 from skillsite.mcp.tools import register_tools
@@ -43,11 +43,13 @@ as a local SKILL.md with its arguments rendered in."""
 
 
 def create_server(library: Library, *, page_size: int = PAGE_SIZE,
-                  tool_prefix: str = "") -> MCPServer:
+                  tool_prefix: str = "", identity: ClientIdentity | None = None) -> MCPServer:
     """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
     skills/list would hand out raw paths and whole bodies, which safe mode never does.
     ``page_size`` is the number of skills per skills/list and resources/list page;
-    ``tool_prefix`` is put before every tool's name (``skills_search``)."""
+    ``tool_prefix`` is put before every tool's name (``skills_search``); ``identity``
+    names the client of each request of a sessionless server (replicas sharing a store).
+    """
     safe = library.safe
     hint = CacheHint(ttl_ms=CACHE_TTL_MS, scope="public")
     skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
@@ -60,7 +62,7 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE,
                      "resources/templates/list": hint, "resources/read": hint},
         log_level="WARNING",
     )
-    server.middleware.append(ClientBudgets(library, tool_prefix))
+    server.middleware.append(ClientBudgets(library, tool_prefix, identity))
     register_tools(server, library, tool_prefix)
     if not safe:
         register_resources(server, library, ttl_ms=CACHE_TTL_MS, page_size=page_size)

@@ -88,20 +88,24 @@ def serve_stdio(server: MCPServer) -> None:
 
 
 def serve_http(server: MCPServer, host: str, port: int,
-               security: TransportSecuritySettings, *, max_sessions: int = 1024) -> None:
-    """Stateful on purpose: budgets are kept per MCP session (see ``clients``), and a
-    stateless server gives its clients none. The SDK holds at most ``max_sessions`` open
-    sessions (about 100 KB each; a new one beyond gets HTTP 503) and closes a session
-    idle for 30 minutes. uvicorn is run here rather than by the SDK so that the guards of
-    ``http_guard`` (exact Host/Origin, header deadline, connection cap) sit in front."""
-    anyio.run(_serve_http, server, host, port, security, max_sessions)
+               security: TransportSecuritySettings, *, max_sessions: int = 1024,
+               sessionless: bool = False) -> None:
+    """Stateful by default: budgets are kept per MCP session (see ``clients``). The SDK
+    holds at most ``max_sessions`` open sessions (about 100 KB each; a new one beyond gets
+    HTTP 503) and closes a session idle for 30 minutes. ``sessionless`` (replicas that
+    share their budgets in a store, and name clients by a header) keeps no session, so
+    that any replica can serve any request. uvicorn is run here rather than by the SDK
+    so that the guards of ``http_guard`` (exact Host/Origin, header deadline, connection
+    cap) sit in front."""
+    anyio.run(_serve_http, server, host, port, security, max_sessions, sessionless)
 
 
 async def _serve_http(server: MCPServer, host: str, port: int,
-                      security: TransportSecuritySettings, max_sessions: int) -> None:
+                      security: TransportSecuritySettings, max_sessions: int,
+                      sessionless: bool) -> None:
     import uvicorn
 
-    app = server.streamable_http_app(stateless_http=False, max_sessions=max_sessions,
+    app = server.streamable_http_app(stateless_http=sessionless, max_sessions=max_sessions,
                                      transport_security=security, host=host)
     guarded = ExactHosts(app, security.allowed_hosts, security.allowed_origins)
     GuardedH11.cap = connection_cap()
