@@ -39,6 +39,9 @@ URL_SCHEMES = frozenset({"http", "https", "mailto"})
 # C0 controls other than tab and newline: Python-Markdown uses STX/ETX as placeholders.
 _CONTROLS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
+#: An <img> as nh3 writes it (attribute values quoted, any ">" in them escaped) with no alt.
+_IMG_WITHOUT_ALT = re.compile(r"<img(?![^>]*\salt=)")
+
 AttributeFilter = Callable[[str, str, str], "str | None"]
 
 
@@ -50,7 +53,8 @@ def clean(fragment: str, attribute_filter: AttributeFilter | None = None) -> str
                         attribute_filter=attribute_filter, url_schemes=set(URL_SCHEMES),
                         allowed_classes={k: set(v) for k, v in CLASSES.items()},
                         link_rel="noopener noreferrer nofollow", strip_comments=True)
-    return _CONTROLS.sub("", cleaned)
+    # An image without alt text is read out by its file name: mark it as decorative.
+    return _CONTROLS.sub("", _IMG_WITHOUT_ALT.sub('<img alt=""', cleaned))
 
 
 def text(value: object) -> str:

@@ -259,5 +259,18 @@
       .then(function () { document.body.dataset.graphs = "rendered"; });
   }
 
+  // A table wider than the page scrolls in its box: a keyboard must reach it too (axe).
+  function focusableScrolls() {
+    document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (box) {
+      if (box.scrollWidth > box.clientWidth && !box.hasAttribute("tabindex")) {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", "table (scrolls sideways)");
+      }
+    });
+  }
+  window.addEventListener("load", focusableScrolls);
+  window.addEventListener("resize", focusableScrolls);
+
   fillBase(); headerSearch(); homeSearch(); filters(); sortable(); graphs();
 })();
