@@ -80,7 +80,9 @@ def test_plugins_namespace_their_skills_as_claude_code_does(market: Path, tmp_pa
     assert plugins["discord"]["version"] == "2.0.0" and plugins["discord"]["author"] == "Dee"
     assert plugins["remote"] == {"name": "remote", "collection": "", "skills": 0,
                                  "source": "github:acme/remote",
-                                 "description": "Listed, never fetched"}
+                                 "description": "Listed, never fetched",
+                                 "marketplace": "market"}
+    assert plugins["telegram"]["marketplace"] == "market"     # /plugin install telegram@market
 
 
 def test_search_filters_and_ranks_by_plugin(market: Path, tmp_path: Path) -> None:

@@ -120,11 +120,14 @@ def _add_listed(found: dict[tuple[str, str], dict[str, Any]], market: ManifestFi
     """The plugins a marketplace lists: its fields fill in a local plugin's, and a remote
     plugin is listed from them alone."""
     entries = (market.data or {}).get("plugins")
+    name = (market.data or {}).get("name")
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             continue
         key = (collection, entry["name"])
         listed = {k: v for k, v in _fields(entry).items() if v not in (None, "", [])}
+        if isinstance(name, str) and name:
+            listed["marketplace"] = name     # what `/plugin install PLUGIN@MARKETPLACE` names
         if key in found:
             found[key] = {**listed, **{k: v for k, v in found[key].items()
                                        if v not in (None, "", [])}}

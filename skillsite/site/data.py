@@ -33,7 +33,7 @@ _SKILL_MD = Source(Path("SKILL.md"), Path("."), "skill-md")
 
 @dataclass
 class SiteSkill:
-    name: str
+    name: str                         # the id: [collection/][plugin:]name
     slug: str
     description: str
     format: str
@@ -65,6 +65,9 @@ class SiteSkill:
     #: The build's trust assessment (catalog.json's ``trust``): level, summary, reasons
     #: and capabilities.
     trust: dict[str, Any] = field(default_factory=dict)
+    #: The name its own file gives (the id without collection and plugin): the folder
+    #: name a client installs it under.
+    short_name: str = ""
 
     @property
     def level(self) -> str:
@@ -165,7 +168,8 @@ def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
         copies=list(record.get("copies", ())), source_url=record.get("source_url"),
         metadata=metadata, files=files, changed=changed, changed_in_git=bool(in_git),
         headings=[str(h) for h in meta.get("headings") or []],
-        trust=record["trust"] if isinstance(record.get("trust"), dict) else {})
+        trust=record["trust"] if isinstance(record.get("trust"), dict) else {},
+        short_name=str(record.get("name") or record["id"]))
 
 
 def _git_time(value: Any) -> int:
