@@ -21,6 +21,8 @@ from skillsite.errors import SkillsiteError
 PACKAGED_CONFIG = Path(__file__).with_name("mkdocs.yml")
 #: The optional accelerator (see hook.py): same pages, without re-parsing HTML blocks.
 HOOK = Path(__file__).with_name("hook.py")
+#: Every page's sharing metadata (OpenGraph, its own description): see head.py.
+HEAD = Path(__file__).with_name("head.py")
 #: What the pages need, relative to the site root.
 SCRIPTS = ("assets/skillsite/skillsite.js",)
 STYLES = ("assets/skillsite/skillsite.css",)
@@ -76,7 +78,7 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
     if isinstance(name, str) and name and raw.get("site_name") in (None, DEFAULT_SITE_NAME):
         overrides["site_name"] = name
     hooks = list(raw.get("hooks") or [])
-    overrides["hooks"] = hooks + [str(HOOK)] if str(HOOK) not in hooks else hooks
+    overrides["hooks"] = hooks + [str(h) for h in (HOOK, HEAD) if str(h) not in hooks]
     records = _Collector()
     logger = logging.getLogger("mkdocs")
     logger.addHandler(records)

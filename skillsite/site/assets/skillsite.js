@@ -1,5 +1,5 @@
 /* skillsite's catalog site: the search (header and home), listing filters kept in the URL,
-   sortable tables and the neighbourhood graphs. Loaded as a file (the Content-Security-Policy forbids
+   sortable tables (graphs are SVG drawn at build time: no graph library). Loaded as a file (the Content-Security-Policy forbids
    inline script); it only reads what skillsite wrote, never skill text as HTML. */
 (function () {
   "use strict";
@@ -248,17 +248,6 @@
     });
   }
 
-  function graphs() {
-    var nodes = document.querySelectorAll("pre.skillsite-graph");
-    if (!nodes.length) return;
-    load("script", {src: new URL("assets/skillsite/mermaid.min.js", base).href})
-      .then(function () {
-        window.mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
-        return window.mermaid.run({nodes: nodes});
-      })
-      .then(function () { document.body.dataset.graphs = "rendered"; });
-  }
-
   // A table wider than the page scrolls in its box: a keyboard must reach it too (axe).
   function focusableScrolls() {
     document.querySelectorAll(".md-typeset__scrollwrap").forEach(function (box) {
@@ -272,5 +261,5 @@
   window.addEventListener("load", focusableScrolls);
   window.addEventListener("resize", focusableScrolls);
 
-  fillBase(); headerSearch(); homeSearch(); filters(); sortable(); graphs();
+  fillBase(); headerSearch(); homeSearch(); filters(); sortable();
 })();
