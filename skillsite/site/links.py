@@ -3,9 +3,11 @@
 A body's relative links are relative to the skill's file. On the site a skill's page sits
 at ``skills/<slug>/`` and its supporting files beside it, at the same relative paths, so
 a link to one of them is kept. A link to another skill's file or folder goes to that
-skill's page. Anything else (outside the skill's folder, missing, absolute paths,
-``javascript:``, ``data:``...) loses its target: the site never points out of what it
-publishes.
+skill's page. A path that starts with a placeholder for the skill's folder
+(``{baseDir}/references/x.md``, ``${CLAUDE_SKILL_DIR}/...``), which clients expand, is
+relative to the skill's folder. Anything else (outside the skill's folder, missing,
+absolute paths, ``javascript:``, ``data:``...) loses its target: the site never points
+out of what it publishes.
 """
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 EXTERNAL_LINK_SCHEMES = ("http", "https", "mailto")
+#: What clients replace with the skill's folder (docs/formats.md).
+SKILL_FOLDER_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR",
+                             "{skillDir}")
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,10 @@ class Links:
 
     def _target(self, path: str) -> str | None:
         path = unquote(path).replace("\\", "/")
+        for placeholder in SKILL_FOLDER_PLACEHOLDERS:
+            if path == placeholder or path.startswith(placeholder + "/"):
+                path = path[len(placeholder) + 1:] or "."
+                break
         if path.startswith("/") or "\x00" in path:
             return None
         joined = posixpath.normpath(posixpath.join(self.folder, path))

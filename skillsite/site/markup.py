@@ -47,6 +47,16 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[str]], *,
     return "\n".join(lines)
 
 
+def fields_table(rows: Iterable[tuple[str, str]]) -> str:
+    """A table of named fields, one a row, the name in a row header (no empty header row
+    above it). The names are escaped; the values are already HTML."""
+    lines = ["<table>", "<tbody>"]
+    lines += [f'<tr><th scope="row">{text(name)}</th><td>{value}</td></tr>'
+              for name, value in rows]
+    lines += ["</tbody>", "</table>"]
+    return "\n".join(lines)
+
+
 def block(inner: str, css: str = "") -> str:
     """An HTML block for a Markdown page: blank lines around, so Markdown leaves it be,
     and the markers :mod:`skillsite.site.hook` recognizes."""
@@ -70,13 +80,21 @@ def _yaml_escape(found: re.Match[str]) -> str:
     return "\ufffd" if 0xD800 <= code <= 0xDFFF else f"\\u{code:04x}"
 
 
-def front_matter(title: str) -> str:
-    """The page's front matter: only a title, escaped, since themes print it unescaped.
-    A JSON string is a YAML double-quoted one, but for characters outside the Basic
-    Multilingual Plane, which JSON escapes as surrogate pairs that YAML refuses: those
-    are written as they are."""
-    quoted = json.dumps(text(title), ensure_ascii=False)
-    return f"---\ntitle: {_NOT_YAML_PRINTABLE.sub(_yaml_escape, quoted)}\n---\n"
+def front_matter(title: str, *, description: str = "") -> str:
+    """The page's front matter: a title and a description (the page's meta description
+    and link preview), escaped, since themes print them unescaped. A JSON string is a
+    YAML double-quoted one, but for characters outside the Basic Multilingual Plane,
+    which JSON escapes as surrogate pairs that YAML refuses: those are written as they
+    are."""
+    lines = ["---", f"title: {_yaml_string(title)}"]
+    if description:
+        lines.append(f"description: {_yaml_string(description)}")
+    return "\n".join([*lines, "---", ""])
+
+
+def _yaml_string(value: str) -> str:
+    quoted = json.dumps(text(value), ensure_ascii=False)
+    return _NOT_YAML_PRINTABLE.sub(_yaml_escape, quoted)
 
 
 def value_html(value: object) -> str:

@@ -1,18 +1,10 @@
-"""A skill's neighbourhood as a Mermaid flowchart, bounded to :data:`MAX_NODES` nodes.
-
-Labels are skill names reduced to characters Mermaid never reads as syntax, and the
-diagram is rendered with Mermaid's ``strict`` security level (no HTML labels, no clicks);
-the same neighbours are also listed as plain links beside it.
-"""
+"""A skill's neighbourhood: the skills around it, by relation, bounded to
+:data:`MAX_NODES` nodes with the skill itself (drawn by :mod:`skillsite.site.graph`)."""
 from __future__ import annotations
 
-import re
-
 from skillsite.site.data import SiteSkill
-from skillsite.site.sanitize import text
 
 MAX_NODES = 30
-_UNSAFE = re.compile(r"[^A-Za-z0-9 _./:-]")
 
 
 def neighbours(skill: SiteSkill) -> list[tuple[str, str]]:
@@ -29,25 +21,3 @@ def neighbours(skill: SiteSkill) -> list[tuple[str, str]]:
                 seen.add(name)
                 chosen.append((relation, name))
     return chosen
-
-
-def mermaid(skill: SiteSkill) -> str:
-    """The flowchart source, HTML-escaped for a ``<pre>`` (empty when alone)."""
-    chosen = neighbours(skill)
-    if not chosen:
-        return ""
-    lines = ["flowchart LR", f'  n0["{_label(skill.name)}"]']
-    for number, (relation, name) in enumerate(chosen, 1):
-        node = f'n{number}["{_label(name)}"]'
-        if relation in ("depends on", "links to"):
-            lines.append(f"  n0 -->|{relation}| {node}")
-        elif relation == "shares tags":
-            lines.append(f"  n0 -.-|{relation}| {node}")
-        else:
-            label = "depends on" if relation == "needed by" else "links to"
-            lines.append(f"  {node} -->|{label}| n0")
-    return text("\n".join(lines))
-
-
-def _label(name: str) -> str:
-    return _UNSAFE.sub("_", name)[:60]

@@ -20,6 +20,7 @@ from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import artifact_url
 from skillsite.site.files import file_urls, published_files, stored_bytes
+from skillsite.site.groups import SiteGroups, group_path, load_groups
 from skillsite.site.links import Links
 from skillsite.site.listings import Listed
 from skillsite.site.render import render_body
@@ -34,7 +35,7 @@ from skillsite.site.trust import (
 )
 
 #: Bump when the pages skillsite writes change, so the next build renders them all.
-PAGE_VERSION = "site-3"
+PAGE_VERSION = "site-4"
 ASSETS = Path(__file__).with_name("assets")
 #: Below this many pages, rendering in worker processes costs more than it saves.
 PARALLEL_FROM = 300
@@ -48,6 +49,7 @@ class Plan:
     changed: set[str] = field(default_factory=set)   # names whose input key changed
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
     rendered: int = 0
+    groups: SiteGroups = field(default_factory=SiteGroups)
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
@@ -59,7 +61,8 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     security = security_rules()
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
-    result = Plan(skills, [])
+    tags = {s.name: s.tags for s in skills}
+    result = Plan(skills, [], groups=load_groups(dist))
     inputs = {s.name: _input_key(s) for s in skills}
     known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
@@ -74,7 +77,9 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
             result.published[skill.name] = published
             all_flags = flags + problem_flags(skill, security) + name_flags(skill)
             urls = file_urls(published)
-            context = PageContext(slugs, urls, artifact_url(skill), repository, commit)
+            context = _context(skill, result.groups, tags,
+                               PageContext(slugs, urls, artifact_url(skill), repository,
+                                           commit))
             page_key = _page_key(skill, key, all_flags, context)
             result.keys[skill.name] = {
                 "input": key, "page": page_key,
@@ -87,6 +92,18 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
             sink(f"skills/{item[0].slug}/index.md", page)
     result.rendered = len(todo)
     return result
+
+
+def _context(skill: SiteSkill, groups: SiteGroups, tags: dict[str, list[str]],
+             context: PageContext) -> PageContext:
+    """``context`` with what the skill's plugin, collection and neighbours add."""
+    plugin = groups.plugin(skill) if skill.plugin else None
+    own = set(skill.tags)
+    shared = {name: [t for t in tags.get(name, ()) if t in own] for name in skill.related}
+    return replace(context, repo=groups.repo(skill.collection),
+                   marketplace=str((plugin or {}).get("marketplace") or ""),
+                   plugin_page=group_path(skill) if plugin or not skill.plugin else "",
+                   shared_tags=shared)
 
 
 def _locations(skills: list[SiteSkill]) -> dict[str, str]:

@@ -15,6 +15,7 @@ from skillsite.site import discovery, search
 from skillsite.site.csp import CANARY, CANARY_TEXT
 from skillsite.site.data import SiteSkill
 from skillsite.site.files import copy_files, stored_bytes
+from skillsite.site.groups import group_pages
 from skillsite.site.listings import Corpus, listing_pages
 from skillsite.site.mkdocs_run import SETTINGS
 from skillsite.site.pages import ASSETS, Plan
@@ -70,6 +71,8 @@ def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem],
     for path, text in listing_pages(plan.listed, problems, corpus).items():
         writer(path, text)
     writer(SETTINGS, json.dumps({"site_name": corpus.about.name}, ensure_ascii=False))
+    for path, text in group_pages(plan.groups, plan.skills).items():
+        writer(path, text)
     writer(CANARY, CANARY_TEXT)
     writer(search.MANIFEST, search.manifest([skill.slug for skill in plan.skills]))
     for asset in sorted(ASSETS.iterdir()):
@@ -107,7 +110,7 @@ def forget_outputs(site: Path, written: set[str], pages: set[str], plan: Plan) -
     for folder in skills.iterdir() if skills.is_dir() else ():
         if folder.is_dir() and folder.name not in slugs:
             shutil.rmtree(folder)
-    for section in ("tags", "formats", "categories"):
+    for section in ("tags", "formats", "categories", "plugins", "collections"):
         for folder in (site / section).iterdir() if (site / section).is_dir() else ():
             if folder.is_dir() and f"{section}/{folder.name}/index.md" not in pages:
                 shutil.rmtree(folder)

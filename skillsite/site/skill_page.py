@@ -1,22 +1,36 @@
-"""One skill's page, as Markdown with HTML blocks: badges, description, metadata table,
-"use it" box, trust flags, lint warnings, the rendered body, files, dependencies, the
-neighbourhood graph and the source."""
+"""One skill's page, as Markdown with HTML blocks: its id as the title and the body's title
+under it, the badges that say something, the description, where it comes from, how to
+install it, its trust, its problems, the rendered body, its files, the skills around it
+(with the reason each is there and a graph drawn at build time) and its details."""
 from __future__ import annotations
 
-import json
-import shlex
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
 
-from skillsite.site.data import SiteSkill
-from skillsite.site.discovery import publishable
-from skillsite.site.markup import badge, block, front_matter, heading, href, link, table, value_html
-from skillsite.site.neighbourhood import mermaid, neighbours
+from skillsite.site.data import SiteSkill, slug_of
+from skillsite.site.graph import graph_svg
+from skillsite.site.install import Where, install_html
+from skillsite.site.markup import (
+    badge,
+    block,
+    fields_table,
+    front_matter,
+    heading,
+    href,
+    link,
+    table,
+    value_html,
+)
 from skillsite.site.render import Part
-from skillsite.site.sanitize import text
+from skillsite.site.sanitize import attr, text
 from skillsite.site.trust import Flag
 
-#: Front-matter keys shown as rows of their own above the rest of the metadata.
-_SHOWN_FIRST = ("name", "description", "version", "license", "compatibility", "tags")
+#: Front-matter keys the page shows elsewhere than in its details table.
+_SHOWN_ELSEWHERE = ("name", "description", "tags")
+#: How the trust badge words each level.
+TRUST_WORDS = {"none": "no risk found", "review": "review", "high": "high risk"}
+#: Characters of the description in the page's meta description.
+META_DESCRIPTION = 300
 
 
 @dataclass(frozen=True)
@@ -29,85 +43,121 @@ class PageContext:
     artifact: str                  # the discovery artifact's URL, relative to the site
     repository: str = ""
     commit: str = ""
+    repo: str = ""                 # OWNER/REPO or a git URL, for install commands
+    marketplace: str = ""          # the marketplace listing the skill's plugin
+    plugin_page: str = ""          # the plugin's (or collection's) page, from the site root
+    #: A skill shown as related by shared tags -> the tags it shares with this one.
+    shared_tags: dict[str, list[str]] = field(default_factory=dict)
 
 
 def skill_page(skill: SiteSkill, parts: list[Part], flags: list[Flag],
                context: PageContext) -> str:
     here = f"skills/{skill.slug}"
-    pieces = [front_matter(skill.name), heading(1, skill.title or skill.name),
-              block(_badges(skill, flags), "skillsite-badges"),
-              block(f'<p class="skillsite-description">{text(skill.description)}</p>'),
-              block(_metadata(skill), "skillsite-meta"),
-              heading(2, "Use it"), block(_use_it(skill, context), "skillsite-use")]
-    if skill.trust:
+    subtitle = skill.title if skill.title not in ("", skill.name, skill.short_name) else ""
+    pieces = [front_matter(skill.name, description=meta_description(skill)),
+              heading(1, skill.name),
+              block(_header(skill, subtitle, context, here), "skillsite-header"),
+              heading(2, "Install"), block(_install(skill, context), "skillsite-use")]
+    if skill.trust or flags:
         pieces += [heading(2, "Trust"), block(_trust(skill, flags), "skillsite-flags")]
     if skill.problems:
-        pieces += [heading(2, "Lint warnings"), block(_problems(skill), "skillsite-problems")]
-    for part in parts:
-        if part.heading:
-            pieces.append(heading(min(6, max(2, part.level)), part.heading))
-        if part.html.strip():
-            pieces.append(block(part.html, "skillsite-body"))
+        pieces += [heading(2, "Problems"), block(_problems(skill), "skillsite-problems")]
+    pieces += _body(parts, subtitle)
     pieces += _files(skill, context)
-    pieces += _relations(skill, context.slugs, here)
-    pieces += [heading(2, "Source"), block(_source(skill, context), "skillsite-source")]
+    pieces += _relations(skill, context, here)
+    pieces += [heading(2, "Details"), block(_details(skill, context), "skillsite-source")]
     return "\n".join(pieces)
 
 
-def _badges(skill: SiteSkill, flags: list[Flag]) -> str:
+def _body(parts: list[Part], subtitle: str) -> list[str]:
+    """The rendered body. Its first heading, when it is the page's subtitle, is not
+    repeated; text that then has no heading above it goes under "Instructions"."""
+    pieces: list[str] = []
+    first = next((part for part in parts if part.heading), None)
+    for part in parts:
+        title = part.heading
+        if part is first and title == subtitle:
+            title = ""
+        if title:
+            pieces.append(heading(min(6, max(2, part.level)), title))
+        if part.html.strip():
+            if not pieces:
+                pieces.append(heading(2, "Instructions"))
+            pieces.append(block(part.html, "skillsite-body"))
+    return pieces
+
+
+def meta_description(skill: SiteSkill) -> str:
+    """The page's description for search engines and link previews."""
+    words = " ".join(skill.description.split())
+    if len(words) > META_DESCRIPTION:
+        words = words[:META_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
+    return words or f"The agent skill {skill.name}."
+
+
+def _header(skill: SiteSkill, subtitle: str, context: PageContext, here: str) -> str:
+    html = f'<p class="skillsite-subtitle">{text(subtitle)}</p>\n' if subtitle else ""
+    html += f'<p class="skillsite-badges">{_badges(skill, context, here)}</p>\n'
+    html += f'<p class="skillsite-description">{text(skill.description)}</p>\n'
+    facts = _facts(skill, context, here)
+    if facts:
+        html += f'<p class="skillsite-facts">{" · ".join(facts)}</p>'
+    return html
+
+
+def _badges(skill: SiteSkill, context: PageContext, here: str) -> str:
+    """Only badges that tell something: a declared value, never a default."""
     data = skill.metadata
-    badges = [badge("format", skill.format), badge("dialect", skill.dialect),
-              badge("risk", data.get("risk") or "unrated"),
-              badge("trust", skill.level if skill.trust else "not assessed"),
-              badge("class", data.get("class") or data.get("skill_type") or "n/a")]
-    badges += [badge("tag", tag) for tag in skill.tags]
+    badges = [badge("trust", TRUST_WORDS.get(skill.level, skill.level))] if skill.trust else []
+    if skill.version:
+        badges.append(badge("version", skill.version))
+    if skill.format != "skill-md":
+        badges.append(badge("format", skill.format))
+    if skill.dialect not in ("agent-skills", skill.format):
+        badges.append(badge("dialect", skill.dialect))
+    for key in ("risk", "class"):
+        if isinstance(data.get(key), (str, int, float)) and str(data[key]).strip():
+            badges.append(badge(key, data[key]))
+    badges += [_tag(tag, here) for tag in skill.tags]
     return " ".join(badges)
 
 
-def _metadata(skill: SiteSkill) -> str:
-    data = skill.metadata
-    rows = [[text(key), value_html(data[key])] for key in _SHOWN_FIRST if key in data]
-    rows += [[text(key), value_html(data[key])] for key in sorted(data)
-             if key not in _SHOWN_FIRST]
-    if "name" not in data:
-        rows.insert(0, ["name", text(skill.name)])
-    return table(("field", "value"), rows)
+def _tag(tag: str, here: str) -> str:
+    return (f'<a class="skillsite-badge skillsite-badge--tag" '
+            f'href="{attr(href(here, f"tags/{slug_of(tag)}"))}">{text(tag)}</a>')
 
 
-def _use_it(skill: SiteSkill, context: PageContext) -> str:
-    """Commands to copy. Every value in a shell command is shell-quoted (and then
-    HTML-escaped); install commands are offered only for a name a client can invoke."""
-    quoted = text(shlex.quote(skill.name))
-    base = '<span class="skillsite-base">https://your-site.example/</span>'
-    call = {"method": "tools/call", "params": {"name": "read",
-                                               "arguments": {"ref": skill.name}}}
-    commands = [("skillsite", f"skillsite read {quoted}"),
-                ("MCP", text(json.dumps(call, ensure_ascii=False)))]
-    if publishable(skill.name):
-        artifact = f"{base}{text(context.artifact)}"
-        for client, folder in (("Claude Code", "~/.claude/skills"), ("Codex", "~/.codex/skills")):
-            commands.append((client, f"mkdir -p {folder}/{quoted} && cd {folder}/{quoted} "
-                                     f"&& {_fetch(context, artifact)}"))
-        commands.append(("skills CLI", f"npx skills add {base} --skill {quoted}"))
-    shown = "\n".join(f"<p>{text(label)}</p>\n<pre><code>{command}</code></pre>"
-                      for label, command in commands)
-    if not publishable(skill.name):
-        shown += ("\n<p>No install command: a client can only invoke a skill whose name is "
-                  "lowercase letters, digits and single hyphens (at most 64).</p>")
-    return shown
+def _facts(skill: SiteSkill, context: PageContext, here: str) -> list[str]:
+    facts = []
+    if skill.plugin:
+        label = f"plugin {skill.plugin}"
+        facts.append(link(href(here, context.plugin_page), label) if context.plugin_page
+                     else text(label))
+    elif skill.collection:
+        facts.append(link(href(here, context.plugin_page), f"collection {skill.collection}")
+                     if context.plugin_page else text(f"collection {skill.collection}"))
+    if skill.changed:
+        day = time.strftime("%Y-%m-%d", time.gmtime(skill.changed))
+        facts.append(f'last changed <time datetime="{day}">{day}</time>')
+    if skill.source_url and skill.source_url.startswith("https://"):
+        at = f" at {context.commit[:10]}" if context.commit else ""
+        facts.append(link(skill.source_url, f"source{at}"))
+    return facts
 
 
-def _fetch(context: PageContext, artifact: str) -> str:
-    if context.artifact.endswith(".tar.gz"):
-        return f"curl -fsSL {artifact} | tar -xz"
-    return f"curl -fsSLO {artifact}"
+def _install(skill: SiteSkill, context: PageContext) -> str:
+    return install_html(Where(skill.name, skill.short_name or skill.name, context.artifact,
+                              skill.plugin, context.marketplace, context.repo))
 
 
 def _trust(skill: SiteSkill, flags: list[Flag]) -> str:
     """The level with its sentence and evidence (and the site's own security flags, such
     as a name a shell interprets), then the capabilities (information, never flags)."""
     trust = skill.trust
-    html = f"<p><strong>{text(skill.level)}</strong>: {text(str(trust.get('summary', '')))}</p>"
+    html = ""
+    if trust:
+        html = (f"<p><strong>{text(TRUST_WORDS.get(skill.level, skill.level))}</strong>: "
+                f"{text(str(trust.get('summary', '')))}</p>")
     reasons = list(trust.get("reasons", ()))
     known = {(r.get("rule"), r.get("path"), r.get("line")) for r in reasons}
     reasons += [{"rule": f.rule, "path": f.path, "line": f.line, "message": f.detail}
@@ -116,7 +166,9 @@ def _trust(skill: SiteSkill, flags: list[Flag]) -> str:
              f"<code>{text(str(r.get('path')))}:{text(str(r.get('line')))}</code>",
              text(str(r.get("message", "")))] for r in reasons]
     if rows:
-        html += table(("rule", "where", "evidence"), rows)
+        html += table(("reason", "where", "evidence"), rows)
+    if not trust:
+        return html
     caps = trust.get("capabilities") or {}
     scripts = caps.get("scripts") or {}
     items = [f"scripts: {scripts.get('count', 0)} ({', '.join(scripts.get('languages', ()))})"
@@ -125,7 +177,7 @@ def _trust(skill: SiteSkill, flags: list[Flag]) -> str:
              "writes files: " + ("yes" if caps.get("writes_files") else "no"),
              "credentials: " + (", ".join(caps.get("credentials", ())) or "none"),
              "allowed-tools: " + (" ".join(caps.get("allowed_tools", ())) or "not declared")]
-    return html + "<p>Capabilities (what it can do; not flags):</p><ul>" + "".join(
+    return html + "<p>Capabilities (what it can do: information, not a warning):</p><ul>" + "".join(
         f"<li>{text(item)}</li>" for item in items) + "</ul>"
 
 
@@ -146,45 +198,59 @@ def _files(skill: SiteSkill, context: PageContext) -> list[str]:
                                                   "skillsite-files")]
 
 
-def _relations(skill: SiteSkill, slugs: dict[str, str], here: str) -> list[str]:
-    groups = [("Depends on", skill.depends_on), ("Needed by", skill.dependents),
-              ("Links to", skill.links_to), ("Linked from", skill.linked_from),
-              ("Related (shared tags)", skill.related)]
-    lines = []
-    for label, names in groups:
-        if names:
-            links = ", ".join(link(href(here, f"skills/{slugs[n]}"), n) for n in names
-                              if n in slugs)
-            lines.append(f'<p class="skillsite-rel"><strong>{text(label)}:</strong> '
-                         f"{links}</p>")
+def _relations(skill: SiteSkill, context: PageContext, here: str) -> list[str]:
+    """The skills around this one, each with why it is there, and their graph."""
+    slugs = context.slugs
+    pages = {name: href(here, f"skills/{slugs[name]}") for name in
+             {*skill.depends_on, *skill.dependents, *skill.links_to, *skill.linked_from,
+              *skill.related} if name in slugs}
+    groups = [("Depends on", "declared in its depends_on", skill.depends_on),
+              ("Needed by", "they declare it in depends_on", skill.dependents),
+              ("Links to", "its text links to them", skill.links_to),
+              ("Linked from", "their text links to it", skill.linked_from)]
+    items = []
+    for label, why, names in groups:
+        shown = [link(pages[n], n) for n in names if n in pages]
+        if shown:
+            items.append(f'<li class="skillsite-rel"><strong>{text(label)}</strong> '
+                         f'<span class="skillsite-why">({text(why)}):</span> '
+                         f"{', '.join(shown)}</li>")
+    shared = [f"{link(pages[n], n)} <span class=\"skillsite-why\">(shares "
+              f"{text(', '.join(context.shared_tags.get(n, ())) or 'tags')})</span>"
+              for n in skill.related if n in pages]
+    if shared:
+        items.append(f'<li class="skillsite-rel"><strong>Related</strong>: '
+                     f"{'; '.join(shared)}</li>")
     if skill.unresolved:
         missing = ", ".join(f"<code>{text(ref)}</code>" for ref in skill.unresolved)
-        lines.append(f"<p><strong>Unresolved dependencies:</strong> {missing}</p>")
-    if not lines:
+        items.append(f"<li><strong>Unresolved dependencies</strong> (named in depends_on, "
+                     f"found nowhere): {missing}</li>")
+    if not items:
         return []
-    pieces = [heading(2, "Dependencies and related skills"),
-              block("\n".join(lines), "skillsite-relations")]
-    graph = mermaid(skill)
-    if graph and neighbours(skill):
-        pieces.append(block(f'<pre class="skillsite-graph">{graph}</pre>',
-                            "skillsite-graph-box"))
+    pieces = [heading(2, "Related skills"),
+              block("<ul>\n" + "\n".join(items) + "\n</ul>", "skillsite-relations")]
+    graph = graph_svg(skill, pages)
+    if graph:
+        pieces.append(block(graph, "skillsite-graph-box"))
     return pieces
 
 
-def _source(skill: SiteSkill, context: PageContext) -> str:
-    rows = [["path", f"<code>{text(skill.path)}</code>"],
-            ["sha256", f"<code>{text(skill.sha256)}</code>"]]
-    if skill.source_url and skill.source_url.startswith("https://"):
-        rows.append(["source", link(skill.source_url, "the file at the built commit")])
+def _details(skill: SiteSkill, context: PageContext) -> str:
+    """Its other front-matter fields and where its file is, as one table of fields."""
+    data = skill.metadata
+    rows = [(key, value_html(data[key])) for key in sorted(data)
+            if key not in _SHOWN_ELSEWHERE]
+    rows += [("path", f"<code>{text(skill.path)}</code>"),
+             ("sha256", f"<code>{text(skill.sha256)}</code>")]
     if skill.plugin:
-        rows.append(["plugin", f"<code>{text(skill.plugin)}</code>"])
+        rows.append(("plugin", f"<code>{text(skill.plugin)}</code>"))
     if skill.collection:
-        rows.append(["collection", f"<code>{text(skill.collection)}</code>"])
+        rows.append(("collection", f"<code>{text(skill.collection)}</code>"))
     if skill.copies:
-        rows.append(["same content as", ", ".join(f"<code>{text(c)}</code>"
-                                                  for c in skill.copies)])
+        rows.append(("same content as", ", ".join(f"<code>{text(c)}</code>"
+                                                  for c in skill.copies)))
     if context.repository:
-        rows.append(["repository", text(context.repository)])
+        rows.append(("repository", text(context.repository)))
     if context.commit:
-        rows.append(["commit", f"<code>{text(context.commit)}</code>"])
-    return table(("", ""), rows)
+        rows.append(("commit", f"<code>{text(context.commit)}</code>"))
+    return fields_table(rows)

@@ -53,3 +53,18 @@ def _commit(git: Path) -> str:
         if len(parts) == 2 and parts[1] == ref and re.fullmatch(r"[0-9a-f]{40,64}", parts[0]):
             return parts[0]
     return ""
+
+
+_GITHUB = re.compile(r"^(?:https://|ssh://git@|git@)github\.com[:/]"
+                     r"([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+?)(?:\.git)?/?$")
+_HTTPS = re.compile(r"^https://[A-Za-z0-9.-]+(?::\d+)?/[A-Za-z0-9_./~-]+$")
+
+
+def repo_ref(remote: str) -> str:
+    """What ``/plugin marketplace add`` and ``npx skills add`` take for a repository:
+    ``OWNER/REPO`` on GitHub, the URL of another https remote, else "" (a local path or
+    an ssh remote elsewhere means nothing to a reader of the site)."""
+    found = _GITHUB.match(remote)
+    if found:
+        return found.group(1)
+    return remote if _HTTPS.match(remote) else ""

@@ -53,6 +53,7 @@ def test_search_from_a_skill_page_shows_names_and_descriptions(page: Any,
         "Write a release guide for a Python package.")
     first.click()
     page.wait_for_url("**/skills/alpha-guide/")
+    assert page.locator("h1").first.inner_text().startswith("alpha-guide")
     assert page.console_errors == []
 
 
@@ -91,10 +92,17 @@ def test_search_reaches_every_bundle(page: Any, base_url: str, site: Path) -> No
 def test_skill_page_shows_metadata_and_working_links(page: Any, base_url: str,
                                                      artifacts: Path) -> None:
     _open(page, base_url + "skills/alpha-guide/")
-    metadata = page.locator(".skillsite-meta table").inner_text()
+    metadata = page.locator(".skillsite-source table").inner_text()
     assert "license" in metadata and "MIT" in metadata and "site-tests" in metadata
+    assert page.locator("h1").first.inner_text().rstrip("¶") == "alpha-guide"   # the id
+    assert page.locator(".skillsite-subtitle").inner_text() == "Alpha guide"      # its title
     badges = page.locator(".skillsite-badges").inner_text()
-    assert "format: skill-md" in badges and "dialect: agent-skills" in badges
+    assert "trust: no risk found" in badges
+    for noise in ("format: skill-md", "dialect: agent-skills", "risk: unrated", "class: n/a"):
+        assert noise not in badges
+    description = "Write a release guide for a Python package."
+    assert page.locator("main").inner_text().count(description) == 1
+    assert page.locator(".skillsite-source table thead").count() == 0   # no empty header
     assert page.locator(".md-sidebar--secondary a", has_text="Steps").count() == 1  # TOC
     assert page.locator(".highlight code .k, .highlight code .kd").count() > 0     # Pygments
     shot = artifacts / "skill-page.png"
@@ -106,14 +114,16 @@ def test_skill_page_shows_metadata_and_working_links(page: Any, base_url: str,
     _open(page, base_url + "skills/alpha-guide/")
     page.locator(".skillsite-relations a", has_text="beta-check").first.click()
     page.wait_for_url("**/skills/beta-check/")
-    assert page.locator("h1").first.inner_text().startswith("Beta check")
+    assert page.locator(".skillsite-subtitle").inner_text() == "Beta check"
     assert page.console_errors == []
 
 
 def test_dependency_links_and_graph(page: Any, base_url: str) -> None:
     _open(page, base_url + "skills/gamma-deploy/")
-    page.wait_for_function("document.body.dataset.graphs === 'rendered'", timeout=15_000)
-    assert page.locator(".skillsite-graph-box svg").count() == 1      # Mermaid drew it
+    assert page.locator(".skillsite-graph-box svg").count() == 1      # drawn at build time
+    page.locator(".skillsite-graph-box a", has_text="delta-notes").click()   # its nodes link
+    page.wait_for_url("**/skills/delta-notes/")
+    _open(page, base_url + "skills/gamma-deploy/")
     depends = page.locator(".skillsite-rel", has_text="Depends on")
     depends.locator("a", has_text="delta-notes").click()
     page.wait_for_url("**/skills/delta-notes/")

@@ -12,7 +12,7 @@ from skillsite.site.data import slug_of
 
 MARKER = "document.documentElement.dataset.pwned || window.__pwned || null"
 #: Every element that could run script: handlers, script URLs, and elements that have no
-#: business in a page's content (skillsite's own filter form and Mermaid's graph aside).
+#: business in a page's content (skillsite's own filter form and graph aside).
 ACTIVE = """() => {
   const found = [];
   for (const el of document.querySelectorAll('*')) {
@@ -29,7 +29,7 @@ ACTIVE = """() => {
     '.md-content meta, .md-content form:not(.skillsite-filters):not(.skillsite-find), ' +
     '.md-content svg';
   for (const el of document.querySelectorAll(content))
-    if (!el.closest('.skillsite-graph-box')) found.push(el.tagName);   // Mermaid's drawing
+    if (!el.closest('.skillsite-graph-box')) found.push(el.tagName);   // skillsite's graph
   for (const el of document.querySelectorAll('head base')) found.push('BASE');
   return found;
 }"""
@@ -82,7 +82,7 @@ def test_front_matter_values_are_text(page: Any, base_url: str) -> None:
     _visit(page, base_url + "skills/hostile-skill/")
     description = page.locator(".skillsite-description").inner_text()
     assert '"><img src=x onerror=' in description          # shown as text, not markup
-    metadata = page.locator(".skillsite-meta").inner_text()
+    metadata = page.locator(".skillsite-source").inner_text()
     assert "<script>" in metadata
     _visit(page, base_url + "skills/hostile-page/")
     assert "<script>" in page.locator(".skillsite-badges").inner_text()   # the hostile tag
@@ -117,9 +117,9 @@ def test_flags_carry_evidence(page: Any, base_url: str) -> None:
     _visit(page, base_url + "skills/hostile-skill/")
     flags = page.locator(".skillsite-flags").inner_text()
     # the level, its sentence and the risk rules' own evidence
-    assert flags.startswith("high: High risk:")
+    assert flags.startswith("high risk: High risk:")
     assert "pipe-to-shell" in flags and "SKILL.md:53" in flags
     # capabilities are listed as information, not flags
     assert "scripts: 1 (shell)" in flags and "collector.evil.test" in flags
     assert "allowed-tools: Bash Read" in flags
-    assert "trust: high" in page.locator(".skillsite-badges").inner_text()
+    assert "trust: high risk" in page.locator(".skillsite-badges").inner_text()

@@ -55,15 +55,17 @@ def test_commands_quote_the_name_and_install_only_invocable_names(page: Any,
     page.goto(names_url + f"skills/{slug_of(INJECTED)}/")
     commands = _code_blocks(page)
     assert commands, "no commands on the page"
-    assert commands[0] == f"skillsite read {shlex.quote(INJECTED)}"
-    assert shlex.split(commands[0]) == ["skillsite", "read", INJECTED]
+    read = [c for c in commands if c.startswith("skillsite read")]
+    assert read == [f"skillsite read {shlex.quote(INJECTED)}"]
+    assert shlex.split(read[0]) == ["skillsite", "read", INJECTED]
     assert not any("mkdir" in c or "npx" in c for c in commands)
     assert "No install command" in page.inner_text(".skillsite-use")
     assert "no flags" not in page.inner_text(".skillsite-badges")
     assert "name-shell-characters" in page.inner_text("main")
     page.goto(names_url + "skills/rocket/")
     commands = _code_blocks(page)
-    assert any(c.startswith("mkdir -p ~/.claude/skills/rocket && cd") for c in commands)
+    assert any(c.startswith("curl -fsSL --create-dirs -o ~/.claude/skills/rocket/SKILL.md ")
+               for c in commands)
 
 
 @pytest.mark.parametrize("path", [f"tags/{slug_of(CSP_TAG)}/",

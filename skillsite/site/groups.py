@@ -1,0 +1,216 @@
+"""Plugin and collection pages: what the marketplace says of each (author, version,
+category, keywords, homepage...), how to install it, and its skills. Read from the
+``plugins`` and ``collections`` of ``catalog.json`` and the repositories of
+``groups.json``, never from the corpus."""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from skillsite.site.data import SiteSkill, slug_of
+from skillsite.site.install import plugin_commands
+from skillsite.site.markup import block, fields_table, front_matter, heading, href, link, table
+from skillsite.site.sanitize import text
+from skillsite.site.source import repo_ref
+
+MAX_DESCRIPTION = 240
+
+
+@dataclass
+class SiteGroups:
+    """The plugins and collections of a build, and where each collection comes from."""
+
+    plugins: list[dict[str, Any]] = field(default_factory=list)
+    collections: list[dict[str, Any]] = field(default_factory=list)
+    #: A collection's folder ("" for the corpus root) -> OWNER/REPO or a git URL.
+    repos: dict[str, str] = field(default_factory=dict)
+
+    def plugin(self, skill: SiteSkill) -> dict[str, Any] | None:
+        for plugin in self.plugins:
+            if plugin.get("name") == skill.plugin and \
+                    plugin.get("collection", "") == skill.collection:
+                return plugin
+        return None
+
+    def repo(self, collection: str) -> str:
+        return self.repos.get(collection) or self.repos.get("", "")
+
+
+def load_groups(dist: Path) -> SiteGroups:
+    """The plugins and collections of the dist/ being built (nothing when absent)."""
+    found = SiteGroups()
+    try:
+        catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
+        found.plugins = [p for p in catalog.get("plugins", ()) if isinstance(p, dict)
+                         and isinstance(p.get("name"), str) and p["name"]]
+        found.collections = [c for c in catalog.get("collections", ()) if isinstance(c, dict)
+                             and isinstance(c.get("name"), str) and c["name"]]
+    except (OSError, ValueError, AttributeError):
+        return found
+    try:
+        groups = json.loads((dist / "groups.json").read_text(encoding="utf-8"))
+        repositories = groups.get("repositories", ())
+    except (OSError, ValueError, AttributeError):
+        repositories = ()
+    for repository in repositories:
+        if isinstance(repository, dict):
+            ref = repo_ref(str(repository.get("web_url") or "")) or \
+                repo_ref(str(repository.get("remote") or ""))
+            if ref:
+                found.repos[str(repository.get("folder") or "")] = ref
+    return found
+
+
+def plugin_path(name: str, collection: str = "") -> str:
+    """A plugin's page, relative to the site root (without the trailing slash)."""
+    return f"plugins/{slug_of(f'{collection}/{name}' if collection else name)}"
+
+
+def collection_path(name: str) -> str:
+    return f"collections/{slug_of(name)}"
+
+
+def group_path(skill: SiteSkill) -> str:
+    """The page of the skill's plugin, else of its collection, else ""."""
+    if skill.plugin:
+        return plugin_path(skill.plugin, skill.collection)
+    return collection_path(skill.collection) if skill.collection else ""
+
+
+def group_pages(groups: SiteGroups, skills: list[SiteSkill]) -> dict[str, str]:
+    """Every plugin and collection page, and their index pages, by docs path."""
+    members: dict[str, list[SiteSkill]] = {}
+    for skill in skills:
+        if skill.plugin:
+            members.setdefault(plugin_path(skill.plugin, skill.collection), []).append(skill)
+        if skill.collection:
+            members.setdefault(collection_path(skill.collection), []).append(skill)
+    pages: dict[str, str] = {}
+    for plugin in groups.plugins:
+        path = plugin_path(plugin["name"], str(plugin.get("collection") or ""))
+        pages[f"{path}/index.md"] = _plugin_page(plugin, path, members.get(path, []), groups)
+    for collection in groups.collections:
+        path = collection_path(collection["name"])
+        pages[f"{path}/index.md"] = _collection_page(collection, path, members.get(path, []),
+                                                     groups)
+    if groups.plugins:
+        pages["plugins/index.md"] = _plugins_index(groups.plugins)
+    if groups.collections:
+        pages["collections/index.md"] = _collections_index(groups.collections)
+    return pages
+
+
+def _plugin_page(plugin: dict[str, Any], path: str, skills: list[SiteSkill],
+                 groups: SiteGroups) -> str:
+    name = plugin["name"]
+    title = str(plugin.get("display_name") or name)
+    description = str(plugin.get("description") or "")
+    collection = str(plugin.get("collection") or "")
+    count = len(skills)
+    pieces = [front_matter(f"Plugin {title}", description=_short(description) or
+                           f"The Claude Code plugin {name}: {count} skills."),
+              heading(1, title)]
+    intro = f'<p class="skillsite-subtitle">Claude Code plugin <code>{text(name)}</code></p>'
+    if description:
+        intro += f'\n<p class="skillsite-description">{text(description)}</p>'
+    pieces.append(block(intro, "skillsite-header"))
+    rows = _plugin_fields(plugin, path)
+    if collection:
+        rows.append(("collection", link(href(path, collection_path(collection)), collection)))
+    if rows:
+        pieces += [heading(2, "About"), block(fields_table(rows), "skillsite-source")]
+    commands = plugin_commands(name, str(plugin.get("marketplace") or ""),
+                               groups.repo(collection))
+    if commands:
+        pieces += [heading(2, "Install"), block(commands, "skillsite-use")]
+    pieces += [heading(2, f"Skills ({count})"), block(_skills_table(skills, path),
+                                                     "skillsite-listing")]
+    return "\n".join(pieces)
+
+
+def _plugin_fields(plugin: dict[str, Any], path: str) -> list[tuple[str, str]]:
+    rows = []
+    for key in ("author", "version", "category", "license", "marketplace"):
+        if isinstance(plugin.get(key), str) and plugin[key]:
+            rows.append((key, text(plugin[key])))
+    for key in ("keywords", "tags"):
+        values = [v for v in plugin.get(key) or () if isinstance(v, str)]
+        if values:
+            rows.append((key, " ".join(f'<span class="skillsite-badge">{text(v)}</span>'
+                                       for v in values)))
+    for key in ("homepage", "repository"):
+        url = plugin.get(key)
+        if isinstance(url, str) and url.startswith("https://"):
+            rows.append((key, link(url, url)))
+    source = plugin.get("source")
+    if isinstance(source, str) and source and source != "local":
+        rows.append(("source", f"<code>{text(source)}</code> (listed, never fetched)"))
+    elif isinstance(plugin.get("folder"), str):
+        rows.append(("folder", f"<code>{text(plugin['folder'])}</code>"))
+    return rows
+
+
+def _collection_page(collection: dict[str, Any], path: str, skills: list[SiteSkill],
+                     groups: SiteGroups) -> str:
+    name = collection["name"]
+    pieces = [front_matter(f"Collection {name}",
+                           description=f"The collection {name}: {len(skills)} skills."),
+              heading(1, name),
+              block(f'<p class="skillsite-subtitle">Collection of {len(skills)} skills</p>',
+                    "skillsite-header")]
+    rows: list[tuple[str, str]] = []
+    repo = groups.repos.get(name, "")
+    if repo:
+        rows.append(("repository", text(repo)))
+    web = collection.get("web_url")
+    if isinstance(web, str) and web.startswith("https://"):
+        rows.append(("web", link(web, web)))
+    if isinstance(collection.get("commit"), str):
+        rows.append(("commit", f"<code>{text(collection['commit'])}</code>"))
+    plugins = sorted({s.plugin for s in skills if s.plugin})
+    if plugins:
+        rows.append(("plugins", ", ".join(link(href(path, plugin_path(p, name)), p)
+                                          for p in plugins)))
+    if rows:
+        pieces += [heading(2, "About"), block(fields_table(rows), "skillsite-source")]
+    pieces += [heading(2, f"Skills ({len(skills)})"),
+               block(_skills_table(skills, path), "skillsite-listing")]
+    return "\n".join(pieces)
+
+
+def _skills_table(skills: list[SiteSkill], here: str) -> str:
+    if not skills:
+        return "<p>No skill of it was published in this catalog.</p>"
+    rows = [[link(href(here, f"skills/{s.slug}"), s.name), text(_short(s.description))]
+            for s in sorted(skills, key=lambda s: s.name)]
+    return table(("skill", "description"), rows)
+
+
+def _plugins_index(plugins: list[dict[str, Any]]) -> str:
+    rows = []
+    for plugin in sorted(plugins, key=lambda p: (p["name"], str(p.get("collection") or ""))):
+        path = plugin_path(plugin["name"], str(plugin.get("collection") or ""))
+        rows.append([link(href("plugins", path), plugin["name"]),
+                     text(plugin.get("category") or ""), str(plugin.get("skills", 0)),
+                     text(_short(str(plugin.get("description") or "")))])
+    return "\n".join([front_matter("Plugins", description=f"{len(plugins)} Claude Code "
+                                   "plugins and their skills."),
+                      heading(1, "Plugins"),
+                      block(table(("plugin", "category", "skills", "description"), rows),
+                            "skillsite-listing")])
+
+
+def _collections_index(collections: list[dict[str, Any]]) -> str:
+    rows = [[link(href("collections", collection_path(c["name"])), c["name"]),
+             str(c.get("skills", 0))] for c in sorted(collections, key=lambda c: c["name"])]
+    return "\n".join([front_matter("Collections", description=f"{len(collections)} "
+                                   "collections of skills."),
+                      heading(1, "Collections"),
+                      block(table(("collection", "skills"), rows), "skillsite-listing")])
+
+
+def _short(value: str) -> str:
+    words = " ".join(value.split())
+    return words if len(words) <= MAX_DESCRIPTION else words[:MAX_DESCRIPTION - 1] + "…"
