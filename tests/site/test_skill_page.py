@@ -19,7 +19,7 @@ from skillsite.site.data import slug_of
 from skillsite.site.mkdocs_run import PACKAGED_CONFIG
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "site"
-PLUGIN_SKILL = f"skills/{slug_of('toolbox:lint-docs')}/"
+PLUGIN_SKILL = f"skills/{slug_of('docs-kit:lint-docs')}/"
 GRAPH_PAGE = "skills/gamma-deploy/"
 SITE_URL = "https://skills.example.org/catalog/"
 #: A graph page may weigh this much (issue #22 item 6).
@@ -59,16 +59,16 @@ def _open(page: Any, url: str) -> None:
 def test_the_id_is_the_title_and_the_body_title_the_subtitle(page: Any,
                                                               market_url: str) -> None:
     _open(page, market_url + PLUGIN_SKILL)
-    assert page.locator("h1").first.inner_text().rstrip("¶") == "toolbox:lint-docs"
+    assert page.locator("h1").first.inner_text().rstrip("¶") == "docs-kit:lint-docs"
     assert page.locator(".skillsite-subtitle").inner_text() == "Documentation linter"
     headings = page.locator("main h2").all_inner_texts()
     assert "Documentation linter¶" not in headings and "Steps¶" in headings
     facts = page.locator(".skillsite-facts")
-    assert facts.locator("a", has_text="plugin toolbox").get_attribute("href") == \
-        "../../plugins/toolbox/"
+    assert facts.locator("a", has_text="plugin docs-kit").get_attribute("href") == \
+        "../../plugins/docs-kit/"
     source = facts.locator("a", has_text="source at").get_attribute("href")
     assert source.startswith("https://github.com/acme/skills/blob/")
-    assert source.endswith("/market/plugins/toolbox/skills/lint-docs/SKILL.md")
+    assert source.endswith("/market/plugins/docs-kit/skills/lint-docs/SKILL.md")
     assert "last changed" in facts.inner_text()
     assert page.console_errors == []
 
@@ -96,8 +96,8 @@ def test_install_commands_follow_what_the_skill_is(page: Any, market_url: str) -
     _open(page, market_url + PLUGIN_SKILL)
     commands = _commands(page)
     assert commands[:2] == ["/plugin marketplace add acme/skills",
-                            "/plugin install toolbox@acme-tools"]
-    assert "invoke it as /toolbox:lint-docs" in page.locator(".skillsite-use").inner_text()
+                            "/plugin install docs-kit@acme-tools"]
+    assert "invoke it as /docs-kit:lint-docs" in page.locator(".skillsite-use").inner_text()
     _open(page, market_url + "skills/alpha-guide/")    # not a plugin's: no plugin commands
     commands = _commands(page)
     assert not any(c.startswith("/plugin") for c in commands)
@@ -186,17 +186,17 @@ def test_a_graph_page_weighs_at_most_600_kb(page: Any, market_url: str) -> None:
 
 def test_plugin_page_shows_the_marketplace_metadata_and_its_skills(page: Any,
                                                                    market_url: str) -> None:
-    _open(page, market_url + "plugins/toolbox/")
+    _open(page, market_url + "plugins/docs-kit/")
     about = page.locator(".skillsite-source").inner_text()
     for field in ("Acme Docs Team", "1.4.0", "documentation", "docs", "lint", "acme-tools",
-                  "https://example.org/toolbox"):
+                  "https://example.org/docs-kit"):
         assert field in about
     assert _commands(page) == ["/plugin marketplace add acme/skills",
-                               "/plugin install toolbox@acme-tools"]
-    page.locator(".skillsite-listing a", has_text="toolbox:lint-docs").click()
+                               "/plugin install docs-kit@acme-tools"]
+    page.locator(".skillsite-listing a", has_text="docs-kit:lint-docs").click()
     page.wait_for_url("**/" + PLUGIN_SKILL)
     _open(page, market_url + "plugins/")
-    assert page.locator(".skillsite-listing a", has_text="toolbox").count() == 1
+    assert page.locator(".skillsite-listing a", has_text="docs-kit").count() == 1
     assert page.console_errors == []
 
 
@@ -225,7 +225,7 @@ def _head(site: Path, path: str) -> _Head:
 
 
 #: One page of each kind.
-KINDS = ["", "skills/", "tags/release/", "plugins/toolbox/", "skills/alpha-guide/",
+KINDS = ["", "skills/", "tags/release/", "plugins/docs-kit/", "skills/alpha-guide/",
          GRAPH_PAGE, "problems/", PLUGIN_SKILL, "skills/hostile-skill/"]
 
 
