@@ -47,12 +47,31 @@ def publishable(name: str) -> bool:
     return bool(_NAME.match(name))
 
 
-def artifact_url(skill: SiteSkill) -> str:
-    """Where the skill's artifact is served, relative to the site root ("" if nowhere)."""
-    if not publishable(skill.name):
+def served_names(skills: list[SiteSkill]) -> dict[str, str]:
+    """The name each skill is served under, by id: its id when the RFC accepts it, else
+    the name its own file gives (a plugin's ``toolbox:echo-tool`` is served as
+    ``echo-tool``, the folder a client installs it under) unless another skill is served
+    or named so. Skills missing here are not served."""
+    served = {s.name: s.name for s in skills if publishable(s.name)}
+    taken = set(served)
+    short: dict[str, list[str]] = {}
+    for skill in skills:
+        if skill.name not in served and publishable(skill.short_name):
+            short.setdefault(skill.short_name, []).append(skill.name)
+    for name, ids in short.items():
+        if len(ids) == 1 and name not in taken:
+            served[ids[0]] = name
+    return served
+
+
+def artifact_url(skill: SiteSkill, name: str | None = None) -> str:
+    """Where the skill's artifact is served (under ``name``, by default its id),
+    relative to the site root ("" if nowhere)."""
+    name = skill.name if name is None else name
+    if not publishable(name):
         return ""
     kind = "archive" if _archived(skill) else "skill-md"
-    return f"{INDEX_DIR}/{_relative(skill.name, kind)}"
+    return f"{INDEX_DIR}/{_relative(name, kind)}"
 
 
 def _archived(skill: SiteSkill) -> bool:
@@ -63,14 +82,16 @@ def _relative(name: str, kind: str) -> str:
     return f"{name}.tar.gz" if kind == "archive" else f"{name}/SKILL.md"
 
 
-def make_artifact(skill: SiteSkill, skill_md: bytes,
-                  read: Callable[[str], bytes | None]) -> Artifact | None:
-    """The served artifact of ``skill``, whose SKILL.md is ``skill_md``; ``read(path)``
-    gives the kept bytes of the skill's file ``path`` (relative to the corpus root)."""
-    if not publishable(skill.name):
+def make_artifact(skill: SiteSkill, skill_md: bytes, read: Callable[[str], bytes | None],
+                  name: str | None = None) -> Artifact | None:
+    """The served artifact of ``skill`` (under ``name``, by default its id), whose
+    SKILL.md is ``skill_md``; ``read(path)`` gives the kept bytes of the skill's file
+    ``path`` (relative to the corpus root)."""
+    name = skill.name if name is None else name
+    if not publishable(name):
         return None
     if not _archived(skill):
-        return Artifact(skill.name, "skill-md", _relative(skill.name, "skill-md"), skill_md)
+        return Artifact(name, "skill-md", _relative(name, "skill-md"), skill_md)
     members = {"SKILL.md": skill_md}
     start = len(skill.folder) + 1 if skill.folder else 0
     for path in skill.files:
@@ -87,7 +108,7 @@ def make_artifact(skill: SiteSkill, skill_md: bytes,
             members[os.path.basename(skill.path)] = own
     if len(members) > MAX_ARCHIVE_FILES or sum(map(len, members.values())) > MAX_ARCHIVE_BYTES:
         return None
-    return Artifact(skill.name, "archive", _relative(skill.name, "archive"),
+    return Artifact(name, "archive", _relative(name, "archive"),
                     reproducible_tar_gz(members))
 
 
@@ -114,8 +135,9 @@ def digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def entry(skill: SiteSkill, kind: str, url: str, data_digest: str) -> dict[str, str]:
-    return {"name": skill.name, "type": kind,
+def entry(skill: SiteSkill, kind: str, url: str, data_digest: str,
+          name: str | None = None) -> dict[str, str]:
+    return {"name": skill.name if name is None else name, "type": kind,
             "description": skill.description[:MAX_DESCRIPTION],
             "url": url, "digest": data_digest}
 

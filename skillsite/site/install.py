@@ -115,7 +115,7 @@ def _copy(client: str, folder: str, name: str, artifact: str, scope: str) -> Com
     url = f"{BASE}{text(artifact)}"
     target = f"{folder}/{name}"
     if artifact.endswith(".tar.gz"):
-        command = f"mkdir -p {target} && curl -fsSL {url} | tar -xz -C {target}"
+        command = f"mkdir -p {target} &amp;&amp; curl -fsSL {url} | tar -xz -C {target}"
     else:
         command = f"curl -fsSL --create-dirs -o {target}/SKILL.md {url}"
     return Command(f"{client}, {scope} ({folder}/)", command)

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
-from skillsite.site.discovery import artifact_url
+from skillsite.site.discovery import artifact_url, served_names
 from skillsite.site.files import file_urls, published_files, stored_bytes
 from skillsite.site.groups import SiteGroups, group_path, load_groups
 from skillsite.site.links import Links
@@ -50,6 +50,7 @@ class Plan:
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
     rendered: int = 0
     groups: SiteGroups = field(default_factory=SiteGroups)
+    served: dict[str, str] = field(default_factory=dict)  # id -> name in the index
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
@@ -62,7 +63,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
     tags = {s.name: s.tags for s in skills}
-    result = Plan(skills, [], groups=load_groups(dist))
+    result = Plan(skills, [], groups=load_groups(dist), served=served_names(skills))
     inputs = {s.name: _input_key(s) for s in skills}
     known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
@@ -78,8 +79,9 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
             all_flags = flags + problem_flags(skill, security) + name_flags(skill)
             urls = file_urls(published)
             context = _context(skill, result.groups, tags,
-                               PageContext(slugs, urls, artifact_url(skill), repository,
-                                           commit))
+                               PageContext(slugs, urls,
+                                           artifact_url(skill, result.served.get(skill.name, "")),
+                                           repository, commit))
             page_key = _page_key(skill, key, all_flags, context)
             result.keys[skill.name] = {
                 "input": key, "page": page_key,

@@ -135,22 +135,24 @@ def publish_discovery(site: Path, plan: Plan, dist: Path,
     entries = []
     with ContentStore(dist / "content") as store:
         for skill in plan.skills:
-            url = discovery.artifact_url(skill)
+            name = plan.served.get(skill.name, "")
+            url = discovery.artifact_url(skill, name)
             if not url:
                 continue
             keys = plan.keys[skill.name]
             relative = url[len(discovery.INDEX_DIR) + 1:]
             known = keys.get("digest")
             if reuse and known and (site / url).is_file():
-                entries.append(discovery.entry(skill, _kind(relative), relative, known))
+                entries.append(discovery.entry(skill, _kind(relative), relative, known, name))
                 continue
             artifact = discovery.make_artifact(skill, _skill_md(skill, store),
-                                               functools.partial(stored_bytes, store, skill))
+                                               functools.partial(stored_bytes, store, skill),
+                                               name)
             if artifact is None:
                 continue
             keys["digest"] = discovery.write_artifact(site, artifact)
             entries.append(discovery.entry(skill, artifact.type, artifact.url,
-                                           keys["digest"]))
+                                           keys["digest"], name))
     return entries
 
 

@@ -98,6 +98,9 @@ def test_install_commands_follow_what_the_skill_is(page: Any, market_url: str) -
     assert commands[:2] == ["/plugin marketplace add acme/skills",
                             "/plugin install docs-kit@acme-tools"]
     assert "invoke it as /docs-kit:lint-docs" in page.locator(".skillsite-use").inner_text()
+    archive = f"{market_url}.well-known/agent-skills/lint-docs.tar.gz"    # its own name
+    assert f"mkdir -p ~/.claude/skills/lint-docs && curl -fsSL {archive} " \
+           "| tar -xz -C ~/.claude/skills/lint-docs" in commands
     _open(page, market_url + "skills/alpha-guide/")    # not a plugin's: no plugin commands
     commands = _commands(page)
     assert not any(c.startswith("/plugin") for c in commands)
@@ -138,7 +141,7 @@ def test_install_commands_fit_their_box_and_the_copy_button_covers_none(
             _open(page, market_url + path)
             page.locator(".skillsite-more summary").click()     # open the other commands
             boxes = page.evaluate(LAYOUT)
-            assert len(boxes) >= (4 if path == PLUGIN_SKILL else 8)
+            assert len(boxes) >= 8
             for box in boxes:
                 assert box["button"], f"no copy button on {box['text']!r}"
                 assert box["inside"] and not box["scrolls"], f"{box} at {width} px"

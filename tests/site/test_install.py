@@ -1,0 +1,37 @@
+"""Which name each skill is served and installed under, and the install commands' quoting
+(no browser: the pages' own tests are test_skill_page.py and test_hostile_names.py)."""
+from __future__ import annotations
+
+import shlex
+
+from skillsite.site.data import SiteSkill
+from skillsite.site.discovery import served_names
+from skillsite.site.install import Where, install_html
+
+
+def _skill(skill_id: str, name: str) -> SiteSkill:
+    return SiteSkill(name=skill_id, slug=skill_id, description="d", format="skill-md",
+                     dialect="agent-skills", path=f"{name}/SKILL.md", sha256="0" * 64,
+                     tags=[], version=None, title=name, metadata={}, files=[],
+                     short_name=name)
+
+
+def test_a_plugin_skill_is_served_under_its_own_name_unless_another_takes_it() -> None:
+    skills = [_skill("toolbox:lint-docs", "lint-docs"), _skill("discord:access", "access"),
+              _skill("telegram:access", "access"), _skill("configure", "configure"),
+              _skill("discord:configure", "configure"), _skill("Odd Name", "Odd Name")]
+    assert served_names(skills) == {"toolbox:lint-docs": "lint-docs",
+                                    "configure": "configure"}
+
+
+def test_commands_quote_every_value_and_install_under_the_served_name() -> None:
+    html = install_html(Where("docs-kit:lint-docs", "lint-docs",
+                              ".well-known/agent-skills/lint-docs.tar.gz",
+                              plugin="docs-kit", marketplace="acme-tools", repo="acme/skills"))
+    assert "/plugin install docs-kit@acme-tools" in html
+    assert "mkdir -p ~/.claude/skills/lint-docs &amp;&amp; curl -fsSL" in html
+    assert f"skillsite read {shlex.quote('docs-kit:lint-docs')}" in html
+    odd = install_html(Where("a b;c", "a b;c", "", plugin="p q", marketplace="m",
+                             repo="acme/skills"))
+    assert "/plugin" not in odd and "mkdir" not in odd and "No install command" in odd
+    assert "skillsite read &#x27;a b;c&#x27;" in odd
