@@ -53,7 +53,7 @@ def graph_svg(skill: SiteSkill, page_of: dict[str, str]) -> str:
     centre = Node(skill.name, "", centre_x, (height - BOX_H) / 2, "")
     parts = [f'<svg class="skillsite-graph" width="{width}" height="{height:.0f}" '
              f'viewBox="0 0 {width} {height:.0f}" '
-             f'role="img" aria-label="{attr(_summary(skill.name, chosen))}">',
+             f'role="group" aria-label="{attr(_summary(skill.name, chosen))}">',
              '<defs><marker id="skillsite-arrow" viewBox="0 0 8 8" refX="8" refY="4" '
              'markerWidth="7" markerHeight="7" orient="auto-start-reverse">'
              '<path d="M0,0 L8,4 L0,8 z"/></marker></defs>']

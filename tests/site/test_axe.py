@@ -10,7 +10,8 @@ import pytest
 PAGES = {"home": "", "listing": "skills/", "filtered listing": "skills/?plugin=toolbox",
          "category": "categories/development/", "tag": "tags/release/",
          "skill": "skills/alpha-guide/", "hostile skill": "skills/hostile-skill/",
-         "plugin skill": "skills/toolbox-_3a_zip-tool/", "problems": "problems/",
+         "plugin skill": "skills/toolbox-_3a_zip-tool/", "plugin": "plugins/toolbox/",
+         "graph": "skills/gamma-deploy/", "problems": "problems/",
          "search results": "?search=release"}
 
 

@@ -1,6 +1,7 @@
 /* skillsite's catalog site: the search (header and home), listing filters kept in the URL,
-   sortable tables (graphs are SVG drawn at build time: no graph library). Loaded as a file (the Content-Security-Policy forbids
-   inline script); it only reads what skillsite wrote, never skill text as HTML. */
+   sortable tables (graphs are SVG drawn at build time: no graph library). Loaded as a file
+   (the Content-Security-Policy forbids inline script); it only reads what skillsite wrote,
+   never skill text as HTML. */
 (function () {
   "use strict";
   var self = document.currentScript && document.currentScript.src;
