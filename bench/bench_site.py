@@ -23,8 +23,8 @@ For each size it generates the synthetic corpus of ``bench/generate.py``, then r
   built-in search (``plugins: [search]``), its build time, memory, index size and first
   query, side by side.
 
-Targets (issue 10, 2 cores): 10k skills in <= 120 s; a one-skill change <= 15 s; the first
-query at 10k <= 1 MB and <= 1 s; peak memory <= 2 GB. The machine is shared: figures are
+Targets (issues 10 and 22, 2 cores): 10k skills in <= 90 s; a one-skill change <= 15 s;
+the first query at 10k <= 300 KB and <= 1 s; peak memory <= 2 GB. The machine is shared: figures are
 noisy, so the load average is printed with them.
 """
 from __future__ import annotations
@@ -133,8 +133,8 @@ def _search_figures(site: Path, rare: str, peer: bool = False) -> dict[str, Any]
                                             ".md-search-result__item", term,
                                             open_search=".md-search__input")
                 else:
-                    figures[label] = _query(browser, url, "#skillsite-search input",
-                                            ".pagefind-ui__result", term)
+                    figures[label] = _query(browser, url, "#skillsite-find-home",
+                                            ".skillsite-hits__list a", term)
             browser.close()
     finally:
         server.shutdown()

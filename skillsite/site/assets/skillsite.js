@@ -25,7 +25,9 @@
   // The search: a box in the header of every page (and the home page's big box) over
   // Pagefind's own API, loaded on first use. Results show a skill's id and description,
   // always as text.
-  var RANKING = {termFrequency: 0.6, pageLength: 0.2, termSaturation: 1.2};
+  // Pagefind's own ranking: against skillsite search (bench/bench_site_search.py), other
+  // settings of term frequency, saturation and page length agreed no better.
+  var RANKING = {};
   var PAGE = 10;
   var engine = null;
 
@@ -67,6 +69,41 @@
     return item;
   }
 
+  // Words a query is made of that say nothing of a skill (matched on their own, they
+  // would find almost every skill).
+  var STOP = {};
+  ("a an and are as at be by do for from how i in into is it its me my of on or our so " +
+   "that the their this to up use using want we what when with without you your")
+    .split(" ").forEach(function (word) { STOP[word] = true; });
+
+  // Pagefind finds the skills that hold every word of the query. When they are fewer
+  // than a page, the skills that hold some of its words follow, as the reader ranks
+  // them: those that hold more of the words first, then by their summed scores.
+  function searchAll(pf, query) {
+    return pf.search(query).then(function (found) {
+      var results = found ? found.results : [];
+      var words = query.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(function (w) {
+        return w && !STOP[w];
+      });
+      if (words.length < 2 || results.length >= PAGE) return results;
+      var held = {};
+      results.forEach(function (r) { held[r.id] = true; });
+      return Promise.all(words.map(function (w) { return pf.search(w); })).then(function (each) {
+        var byId = {}, partial = [];
+        each.forEach(function (one) {
+          (one ? one.results : []).forEach(function (r) {
+            if (held[r.id]) return;
+            var seen = byId[r.id];
+            if (!seen) { seen = byId[r.id] = {result: r, words: 0, score: 0}; partial.push(seen); }
+            seen.words += 1; seen.score += r.score;
+          });
+        });
+        partial.sort(function (a, b) { return b.words - a.words || b.score - a.score; });
+        return results.concat(partial.map(function (p) { return p.result; }));
+      });
+    });
+  }
+
   // As the reader does: a query that is a skill's name (or its id) finds it first.
   function exactFirst(all, query) {
     var wanted = query.toLowerCase().split(/\s+/).join("-");
@@ -96,8 +133,7 @@
       panel.hidden = false;
       pagefind().then(function (pf) {
         if (!pf) { status.textContent = "No skills to search yet."; return null; }
-        return pf.search(query).then(function (found) {
-          var results = found ? found.results : [];
+        return searchAll(pf, query).then(function (results) {
           return Promise.all(results.slice(0, shown).map(function (r) { return r.data(); }))
             .then(function (all) {
               if (mine !== asked) return;
