@@ -4,7 +4,8 @@ Links with a scheme (``https:``, ``mailto:``), protocol-relative links and pure 
 not local; links inside code blocks and code spans are not links at all, and footnote
 definitions (``[^1]: ...``) are not link definitions. A target that starts with a
 skill-root placeholder (``{baseDir}/``, ``${CLAUDE_SKILL_DIR}/``) resolves against the
-skill's root folder, as the clients that expand them do.
+skill's root folder, as the clients that expand them do; one that starts with Claude Code's
+``${CLAUDE_PLUGIN_ROOT}`` names the plugin's folder and is not a local link of the skill.
 """
 from __future__ import annotations
 
@@ -23,8 +24,10 @@ _LINK = re.compile(r"\[[^\[\]]*(?:\[[^\]]*\][^\[\]]*)*\]\(\s*<?([^)\s>]+)>?(?:\s
 _REFERENCE = re.compile(r"\n {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*<?(\S+?)>?(?=\s|$)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: Placeholders that clients replace with the skill's folder.
-ROOT_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR",
-                     "${CLAUDE_PLUGIN_ROOT}", "{skillDir}")
+ROOT_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR", "{skillDir}")
+#: Claude Code's plugin folder: not the skill's, and only Claude Code resolves it, so a
+#: link through it is not a local link of the skill.
+PLUGIN_PLACEHOLDERS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
 
 Link = tuple[str, tuple[int, int], "str | None"]
 
@@ -52,7 +55,7 @@ def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[L
     if "]:" in text:
         found += [(m.start(1) - 1, m.group(1)) for m in _REFERENCE.finditer("\n" + text)]
     for offset, target in sorted(found):
-        if (target.startswith(("#", "//")) or _SCHEME.match(target)
+        if (target.startswith(("#", "//", *PLUGIN_PLACEHOLDERS)) or _SCHEME.match(target)
                 or _in_code(text, offset, blocks)):
             continue
         file_part = unquote(target.split("#", 1)[0].split("?", 1)[0])

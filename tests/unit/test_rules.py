@@ -544,6 +544,19 @@ CASES = [
          {"pdf/SKILL.md": skill_md("pdf", body="[g](references/g.md)\n"),
           "pdf/references/g.md": "[x](../../other/x.md)\n", "other/x.md": "x\n"},
          [("pdf/references/g.md", 1, 5, "link-escapes-root")]),
+    Case("link-escapes-root", "in-a-claude-code-plugin-its-own-files-install-with-it",
+         {"plug/skills/pdf/SKILL.md": skill_md("pdf", body=(
+             "[b](../docx/SKILL.md) [r](../../README.md) [s](${CLAUDE_PLUGIN_ROOT}/scripts)\n"
+             "[o](../../../other/skills/x/SKILL.md) [g](../gone/SKILL.md)\n")),
+          "plug/.claude-plugin/plugin.json": '{"name": "plug"}\n',
+          "plug/skills/docx/SKILL.md": skill_md("docx"), "plug/README.md": "# Plug\n",
+          "plug/scripts/run.sh": "echo\n", "other/skills/x/SKILL.md": skill_md("x")},
+         [(6, 5, "link-escapes-root"), (6, 43, "link-escapes-root")]),
+    Case("broken-link", "a-reference-link-read-from-the-skill-root-leaving-it",
+         {"plug/skills/pdf/SKILL.md": skill_md("pdf", body="[r](references/r.md)\n"),
+          "plug/skills/pdf/references/r.md": "See [docx](../docx/SKILL.md).\n",
+          "plug/.claude-plugin/plugin.json": '{"name": "plug"}\n',
+          "plug/skills/docx/SKILL.md": skill_md("docx")}, []),
     # -- bundled files -------------------------------------------------------------------
     Case("orphan-file", "nothing-mentions-it",
          {"pdf/SKILL.md": skill_md("pdf"), "pdf/scripts/fill.py": "print(1)\n",

@@ -48,23 +48,25 @@ def _all_links(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]
     if doc.source.kind != "skill-md":
         return
     root = _skill_root(doc)
+    corpus = os.path.abspath(doc.source.root)
     for rel, links in references(doc, ctx.config.max_file_size).links.items():
         if _TEMPLATE.search(rel):
             continue
         for link in links:
-            yield rel, _from_root(link, root)
+            yield rel, _from_root(link, root, corpus)
 
 
-def _from_root(link: Link, root: str) -> Link:
-    """The link resolved from the skill's root when that is where its file is."""
+def _from_root(link: Link, root: str, corpus: str) -> Link:
+    """The link resolved from the skill's root when that is where its file is (never a
+    path outside the corpus)."""
     target, where, path = link
     if path is not None and os.path.exists(path):
         return link
     name = target.split("#", 1)[0].split("?", 1)[0]
-    if not name or name.startswith(("/", "..")):
+    if not name or name.startswith("/"):
         return link
     rooted = os.path.normpath(os.path.join(root, name))
-    if _inside(rooted, root) and os.path.exists(rooted):
+    if _inside(rooted, corpus) and os.path.exists(rooted):
         return target, where, rooted
     return link
 
@@ -110,14 +112,32 @@ def link_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
     exists (copy it in) or not (fix the link). Links in templates (``assets/``,
     ``templates/``, ``*template*``) are the sample links of the document they make, and
     are not checked.
+
+    A skill of a Claude Code plugin is installed with its plugin, so a link to a file
+    that exists in the same plugin (a sibling skill, the plugin's README) is fine; a link
+    into another plugin is not. Links through ``${CLAUDE_PLUGIN_ROOT}`` name the plugin's
+    folder and are not checked.
     """
     root = _skill_root(doc)
+    plugin = _plugin_root(doc, ctx)
     for rel, (target, where, path) in _all_links(doc, ctx):
         if path is None or not _inside(path, root):
-            advice = ("copy the file into the skill instead" if path and os.path.exists(path)
+            exists = path is not None and os.path.exists(path)
+            if path is not None and exists and plugin is not None and _inside(path, plugin):
+                continue  # installed with the skill, as part of its Claude Code plugin
+            advice = ("copy the file into the skill instead" if exists
                       else "and its file does not exist; fix the link or remove it")
             yield _at(rel, where), (f"link {target!r} leads outside the skill folder; "
                                     f"{advice}")
+
+
+def _plugin_root(doc: Document, ctx: Context) -> str | None:
+    """The folder of the Claude Code plugin the skill belongs to, if it does."""
+    namespace = ctx.namespace_of(doc)
+    if not namespace.plugin:
+        return None
+    return os.path.normpath(os.path.join(os.path.abspath(doc.source.root),
+                                         namespace.plugin_folder))
 
 
 @rule("reference-depth", "warning", formats=("skill-md",), family="links",
