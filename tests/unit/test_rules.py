@@ -702,6 +702,16 @@ CASES = [
     Case("description-trigger", "when-to-use-field-counts",
          {"pdf/SKILL.md": skill_md("pdf", "when_to_use: a form must be filled\n",
                                    description="Fills PDF forms with pypdf.")}, []),
+    Case("description-trigger", "user-only-skills-and-the-user-wants-wording",
+         {"a/SKILL.md": skill_md("a", "disable-model-invocation: true\n",
+                                 description="Cleans up local git branches and worktrees by "
+                                             "category."),
+          "b/SKILL.md": skill_md("b", description="user wants to archive or back up an entire "
+                                                  "Telegram channel to NDJSON."),
+          "c/SKILL.md": skill_md("c", "disable-model-invocation: false\n",
+                                 description="Cleans up local git branches and worktrees by "
+                                             "category.")},
+         [("c/SKILL.md", 3, 14, "description-trigger")]),
     Case("description-markup", "xml-tag",
          {"pdf/SKILL.md": skill_md("pdf", description="Fills <b>PDF</b> forms. Use when asked.")},
          [(3, 14, "description-markup")], severity=WARNING),
