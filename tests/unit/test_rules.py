@@ -957,6 +957,33 @@ CASES = [
     Case("personal-path", "stand-ins-and-placeholders",
          {"pdf/SKILL.md": skill_md("pdf", body="Use /home/user/x, /Users/<name>/x, $HOME/x "
                                                "and /home/runner/work/x.\n")}, []),
+    Case("personal-path", "the-readers-own-name-to-put-in",
+         {"pdf/SKILL.md": skill_md("pdf", body="Upload /Users/myuserName/Downloads/a.png, "
+                                               "not /Users/ada/a.png.\n")},
+         [(5, 47, "personal-path")]),
+    Case("arguments-without-hint", "ranges-rates-and-stand-in-amounts",
+         {"a/SKILL.md": skill_md("a", body="Savings: $0 of $X/month.\n"),
+          "b/SKILL.md": skill_md("b", body="| Meta | $[X] | $0 |\n"),
+          "c/SKILL.md": skill_md("c", body="About ~$5-8/year in power.\n"),
+          "d/SKILL.md": skill_md("d", body="Use $1 - the file to fill.\n")},
+         [("d/SKILL.md", 5, 5, "arguments-without-hint")]),
+    Case("dynamic-context", "a-bang-inside-a-code-span-is-not-a-command",
+         {"pdf/SKILL.md": skill_md("pdf", body=(
+             "Keep `.gitignore !`-rules (e.g., `x/.gitkeep`).\n"
+             "GH strips `\\!`\u2192`!` before KaTeX; remove `\\!` `\\,` here.\n"
+             "Now: !`git status`\n"))},
+         [(7, 6, "dynamic-context")]),
+    Case("prompt-override", "items-of-a-prohibition-list",
+         {"pdf/SKILL.md": skill_md("pdf", body=(
+             "**Never do the following:**\n- Skip the checks\n"
+             "- Switch to deployment without asking the user on timeout\n\n"
+             "Steps:\n- Deploy without asking the user.\n"))},
+         [(10, 10, "prompt-override")]),
+    Case("encoded-payload", "a-hex-file-name-in-a-path",
+         {"pdf/SKILL.md": skill_md("pdf", body=(
+             "Verified on `/data/papers/" + "b338e44af7" * 6 + ".pdf`.\n"
+             "Blob: " + "b338e44af7" * 6 + "\n"))},
+         [(6, 7, "encoded-payload")]),
     # -- the safety net ------------------------------------------------------------------
     Case("internal-error", "a-rule-that-crashes", {"pdf/SKILL.md": OK},
          [(1, 1, "internal-error")], prepare=crashing_rule),

@@ -51,6 +51,8 @@ _ANYONE = frozenset({
     "johndoe", "jdoe", "foo", "bar", "alice", "bob", "dev", "developer", "ec2-user", "x",
     "linuxbrew", "coder", "codespace", "jovyan", "circleci", "travis", "build", "agent",
     "runneradmin", "guest", "test", "demo", "sample", "username1"})
+#: "myuserName", "your_user", "my-name": the reader's own name, to put in.
+_STAND_IN = re.compile(r"(?i)(?:my|your)[-_]?(?:user)?[-_]?(?:name)?$")
 
 
 @rule("personal-path", "warning", formats=("skill-md", "virtual", "skill-toml", "skill-json"),
@@ -61,8 +63,8 @@ def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``/Users/ada/projects/x``, in the body or a bundled file (scripts included).
 
     It works on the author's machine only. Write ``~/``, ``$HOME`` or a path relative to
-    the skill instead. Stand-in names (``/home/user``, ``/Users/you``, ``/home/runner``)
-    and placeholders (``/Users/<name>``, ``$USER``) are fine.
+    the skill instead. Stand-in names (``/home/user``, ``/Users/you``, ``/home/runner``,
+    ``/Users/myUserName``) and placeholders (``/Users/<name>``, ``$USER``) are fine.
 
     Failing example: ``python /Users/ada/dev/fill.py``. Passing example:
     ``python scripts/fill.py``.
@@ -71,7 +73,7 @@ def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
         if "Users" not in text.text and "/home/" not in text.text:
             continue
         for found in _PERSONAL.finditer(text.text):
-            if found.group(1).lower() in _ANYONE:
+            if found.group(1).lower() in _ANYONE or _STAND_IN.match(found.group(1)):
                 continue
             where = text.where(found.start())
             yield (where if text.rel is None else Elsewhere(text.rel, *where)), (

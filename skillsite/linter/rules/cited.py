@@ -127,3 +127,21 @@ def _is_label(line: str) -> bool:
 def _last_sentence_start(line: str) -> int:
     at = max(line.rfind(". "), line.rfind("! "), line.rfind("? "))
     return at + 2 if at >= 0 else 0
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d+[.)])[ \t]")
+
+
+def in_prohibited_list(text: str, offset: int) -> bool:
+    """Whether ``offset`` is in an item of a list that a prohibition labels ("**Never do
+    the following:**", "Don't:"), the nearest line above the list that is not an item."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    if not _LIST_ITEM.match(text, line_start):
+        return False
+    while line_start > 0:
+        above = text.rfind("\n", 0, line_start - 1) + 1
+        line = text[above:line_start - 1]
+        if line.strip() and not _LIST_ITEM.match(line) and not line[:1].isspace():
+            return _is_label(line)
+        line_start = above
+    return False

@@ -37,8 +37,10 @@ TOOLS = frozenset({
     "WebSearch", "Workflow", "Write"})
 # "$ARGUMENTS", "$ARGUMENTS[1]" or "$1" standing alone: not "$5.00" nor "$10".
 _ARGUMENTS = re.compile(r"\$ARGUMENTS\b|(?<![\w$])\$\d(?![\d.,A-Za-z])")
-# An amount of money: "$10", "$5.00", "$1,000", "$1M", "$5k".
-_AMOUNT = re.compile(r"(?<![\w$])\$\d(?:[\d.,]*\d|[KkMmBb]\b)")
+# An amount of money: "$10", "$5.00", "$1,000", "$1M", "$5k", "~$5", "$5-8", "$5/year", or
+# a stand-in amount: "$X/month", "$[X]".
+_AMOUNT = re.compile(r"(?<![\w$])\$\d(?:[\d.,]*\d|[KkMmBb]\b|[-\u2013]\$?\d|/[a-z])|~\$\d"
+                     r"|\$\[[A-Z]\w*\]|(?<![\w$])\$[A-Z]/[a-z]")
 _SIDE_EFFECT = re.compile(r"(?:^|-)(deploy|release|publish|push|send|delete|drop|destroy|"
                           r"migrate|rollback|merge)(?:-|$)")
 
@@ -154,8 +156,9 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
     The body uses ``$ARGUMENTS``, ``$ARGUMENTS[N]`` or ``$N`` outside code, but there is no
     ``argument-hint``, so the ``/`` menu does not tell the user to pass anything.
 
-    ``$5.00``, ``$10`` and ``$1M`` are amounts, not arguments, and in a body that writes
-    amounts so is a lone ``$5`` ("$5 recommended"). ``$1`` inside single quotes or braces on
+    ``$5.00``, ``$10``, ``$1M``, ``~$5``, ``$5-8`` and ``$5/year`` are amounts, not
+    arguments, and in a body that writes amounts (stand-ins such as ``$X/month`` and
+    ``$[X]`` included) so is a lone ``$0`` or ``$5`` ("$5 recommended"). ``$1`` inside single quotes or braces on
     its line is a field of ``awk '{print $1}'`` or a shell variable, not an argument.
     """
     data = doc.data or {}

@@ -9,13 +9,14 @@ at that file's own path and line. Nothing is ever executed.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Iterator
 
 from skillsite.linter import scan
 from skillsite.linter.links import position
 from skillsite.linter.markers import MARKERS
 from skillsite.linter.markers import found as markers_of
-from skillsite.linter.rules.cited import cited, cited_files
+from skillsite.linter.rules.cited import cited, cited_files, in_prohibited_list
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import Text, texts
@@ -116,11 +117,28 @@ def encoded_payload(doc: Document, ctx: Context) -> Iterator[Finding]:
     columns, as MIME does) or split by spaces into pieces of mixed case and digits.
 
     Commit hashes and checksums are not payloads: hex runs of a digest's length (32, 40,
-    56, 64, 96 or 128 characters) are skipped, as are ``data:...;base64,`` URIs and
-    ``sha384-...`` integrity values. Say what the blob is, or ship it as a named file.
+    56, 64, 96 or 128 characters) are skipped, as are ``data:...;base64,`` URIs,
+    ``sha384-...`` integrity values and a hex file name in a path (``/papers/b338...e3d.pdf``).
+    Say what the blob is, or ship it as a named file.
     """
-    yield from _report(doc, ctx, scan.encoded_blobs)
+    for text in texts(doc, ctx):
+        for offset, message in scan.encoded_blobs(text.text):
+            if not _hex_file_name(text.text, offset):
+                yield _located(text, offset), message
     yield from _report(doc, ctx, scan.split_blobs)
+
+
+_HEX_RUN = re.compile(r"[0-9a-fA-F]+")
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+
+
+def _hex_file_name(text: str, offset: int) -> bool:
+    """A hex run that names a file in a path (``.../b338e4...3e2b.pdf``, a content hash):
+    after a ``/`` or before a file extension. It is a name, never run or decoded."""
+    run = _HEX_RUN.match(text, offset)
+    if run is None or run.end() - offset < 48:
+        return False  # base64, not hex
+    return text[offset - 1:offset] == "/" or _EXTENSION.match(text, run.end()) is not None
 
 
 @rule("pipe-to-shell", WARNING, formats=FORMATS, family=SECURITY)
@@ -167,15 +185,19 @@ def dynamic_context(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     That is how a skill reads ``git status`` up front, and also how it could run anything
     on load, so each use is a trust flag to review. Examples inside fenced code blocks are
-    not run and are not reported.
+    not run and are not reported, nor is a ``!`` that ends or sits inside a code span
+    (```\\!```, ```.gitignore !```-rules): the backtick after it closes the span.
     """
-    for where, message in _report_body(doc, scan.dynamic_context):
-        yield where, message
+    for offset, message in scan.dynamic_context(doc.body):
+        if not _in_code_span(doc.body, offset):
+            yield position(doc.body, doc.body_line, offset), message
 
 
-def _report_body(doc: Document, scanner: Callable[[str], scan.Found]) -> Iterator[Finding]:
-    for offset, message in scanner(doc.body):
-        yield position(doc.body, doc.body_line, offset), message
+def _in_code_span(text: str, offset: int) -> bool:
+    """After an odd number of backticks on its line: the ``!`` of ```\\!``` or
+    ```.gitignore !``` is inside a code span, and the backtick after it closes that span."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    return text.count("`", line_start, offset) % 2 == 1
 
 
 @rule("unpinned-runner", WARNING, formats=FORMATS, family=SECURITY,
@@ -212,12 +234,16 @@ def prompt_override(doc: Document, ctx: Context) -> Iterator[Finding]:
     instructions", "disregard your system prompt", "you are now DAN", "do not tell the
     user".
 
-    A skill has no business overriding the agent's instructions. Phrases cited as examples, inside code or double quotes, are not reported,
-    so a skill that teaches prompt-injection defence stays clean.
+    A skill has no business overriding the agent's instructions. Phrases cited as
+    examples, inside code or double quotes, are not reported, so a skill that teaches
+    prompt-injection defence stays clean; nor are prohibitions: a negation earlier in the
+    sentence ("Never ignore ..."), or an item of a list labelled as one ("**Never do the
+    following:**").
     """
     for text in texts(doc, ctx):
         # The gate holds the ASCII markers only: a text in another script is scanned.
         if text.is_markdown and (not text.text.isascii() or not _OVERRIDE_GATE.isdisjoint(
                 markers_of(text.text))):
             for offset, message in scan.prompt_override(text.text):
-                yield _located(text, offset), message
+                if not in_prohibited_list(text.text, offset):
+                    yield _located(text, offset), message
