@@ -580,8 +580,7 @@ CASES = [
           "skills/docx/SKILL.md": skill_md("docx", body=(
               "See [forms](../pdf/references/forms.md) and "
               "[other](../xlsx/references/other.md).\n"))},
-         [("skills/docx/SKILL.md", 5, 13, "link-escapes-root"),
-          ("skills/docx/SKILL.md", 5, 53, "link-escapes-root"),
+         [("skills/docx/SKILL.md", 5, 53, "link-escapes-root"),
           ("skills/pdf/references/other.md", 1, 1, "orphan-file")]),
     Case("orphan-file", "tests-of-scripts-are-for-their-developers",
          {"pdf/SKILL.md": skill_md("pdf", body="Run `scripts/fill.py`.\n"),
