@@ -36,8 +36,9 @@ def start_of_file(skill: StoredSkill, path: str, sha256: str) -> Position:
     return Position(skill.name, sha256, "file", 0, file=path.removeprefix("./"))
 
 
-def references(skill: StoredSkill, text: str) -> tuple[FileRef, ...]:
-    """The distinct ``{baseDir}/<path>`` references of ``text``, in order of appearance."""
+def references(skill: StoredSkill, text: str, key: str) -> tuple[FileRef, ...]:
+    """The distinct ``{baseDir}/<path>`` references of ``text``, in order of appearance,
+    as refs to the files of the skill refs name ``key`` (its id, or ``@<library>/<id>``)."""
     if "{baseDir}/" not in text:
         return ()
     from skillsite.reader.uris import file_uri
@@ -48,7 +49,7 @@ def references(skill: StoredSkill, text: str) -> tuple[FileRef, ...]:
         path = match.group(1).rstrip(".").rstrip("/")
         if path and path not in found and len(found) < MAX_REFERENCES:
             exists = path in held or any(h.startswith(path + "/") for h in held)
-            found[path] = FileRef(f"{{baseDir}}/{path}", path, file_uri(skill.name, path),
+            found[path] = FileRef(f"{{baseDir}}/{path}", path, file_uri(key, path),
                                   exists)
     return tuple(found.values())
 

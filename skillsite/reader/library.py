@@ -17,16 +17,16 @@ import copy
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from skillsite.reader.budget import Budget
 from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients
+from skillsite.reader.errors import ReaderError
+from skillsite.reader.mounts import ALL, Call, Mounts
 from skillsite.reader.retrieval import Retrieval
 from skillsite.reader.safe import SafeLedger, SafePolicy
 from skillsite.reader.session import BUDGET, SAFE_COUNTS, Operation, Session
 from skillsite.reader.shared import MemoryStore, SharedStore
-from skillsite.reader.snapshots import Snapshots
 
 if TYPE_CHECKING:
     from skillsite.reader import results
@@ -56,7 +56,8 @@ class Library:
     (:mod:`skillsite.reader.shared`; default: this process's memory).
     """
 
-    def __init__(self, dist: str | os.PathLike[str] = "dist", *, safe: bool = False,
+    def __init__(self, dist: str | os.PathLike[str] | Mapping[str, str | os.PathLike[str]]
+                 = "dist", *, safe: bool = False,
                  budget: Budget | None = None, max_skills: int | None = None,
                  max_chars: int | None = None,
                  policy: SafePolicy | None = None, verify: bool = False,
@@ -66,8 +67,10 @@ class Library:
             if max_skills is not None or max_chars is not None:
                 raise ValueError("pass budget, or max_skills and max_chars, not both")
             max_skills, max_chars = budget.max_skills, budget.max_chars
-        self.dist = Path(dist)
-        self._snapshots = Snapshots(self.dist, verify, hash_on_read)
+        self._mounts = Mounts(dist, verify=verify, hash_on_read=hash_on_read)
+        #: The dist/ of each library, by name ("": a Library over one plain dist/).
+        self.libraries = {name: mount.dist for name, mount in self._mounts.mounts.items()}
+        self.dist = next(iter(self.libraries.values()))
         self.safe = safe
         self._limits = (max_skills, max_chars, policy)
         self._store = shared or MemoryStore()
@@ -113,26 +116,63 @@ class Library:
         view.retrieval = retrieval
         return view
 
+    def refused(self) -> list[ReaderError]:
+        """The libraries that cannot be served now, each as its error (which names it and
+        says to rebuild it); the others serve."""
+        found = []
+        for mount in self._mounts.mounts.values():
+            try:
+                mount.snapshot()
+            except ReaderError as error:
+                found.append(error)
+        return found
+
     def forget_client(self, key: str) -> None:
         """Drop client ``key``'s budgets and refs (it has gone, e.g. its session closed)."""
         self._clients.forget(key)
 
-    def session(self) -> Session:
-        """A session of this Library's client on the build ``dist/`` holds now, to call
-        an operation function directly (tests, benchmarks). The methods below are the
-        API: they also count the call, take the client's lock when it spends a budget,
-        and run it once more if a new build is swapped in meanwhile."""
-        return Session(self.budget, self.ledger, self.retrieval, self._snapshots.fresh())
+    def session(self, library: str | None = None) -> Session:
+        """A session of this Library's client on the builds ``dist/`` holds now (of its
+        first library, or of ``library``), to call an operation function directly
+        (tests, benchmarks). The methods below are the API: they also count the call,
+        take the client's lock when it spends a budget, and run it once more if a new
+        build is swapped in meanwhile."""
+        return self._session(Call(self._mounts), library)
 
-    def _run(self, operation: Operation[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-        """``operation`` as this client: counted, under the client's lock when it spends
-        what the client's budgets limit, on one build (see skillsite.reader.snapshots)."""
+    def _session(self, call: Call, library: str | None = None) -> Session:
+        name = self._mounts.names[0] if library is None else library
+        return Session(self.budget, self.ledger, self.retrieval, call, name)
+
+    @contextlib.contextmanager
+    def _as_client(self, operation: Operation[P, R]) -> Iterator[None]:
+        """A call of ``operation`` by this client: counted, and under the client's lock
+        when the operation spends what the client's budgets limit."""
         self.retrieval.count(operation.name)
         lock = self._lock if operation.spends == BUDGET or (
             operation.spends == SAFE_COUNTS and self.safe) else None
         with contextlib.nullcontext() if lock is None else lock:
-            return self._snapshots.run(lambda snapshot: operation(
-                Session(self.budget, self.ledger, self.retrieval, snapshot), *args, **kwargs))
+            yield
+
+    def _run(self, operation: Operation[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """``operation`` as this client, on one build of each library it reads (see
+        skillsite.reader.snapshots and skillsite.reader.mounts)."""
+        with self._as_client(operation):
+            return self._mounts.run(lambda call: operation(self._session(call),
+                                                           *args, **kwargs))
+
+    def _run_across(self, operation: Operation[..., results.SearchResult],
+                    library: str | Sequence[str] | None, *args: Any, **kwargs: Any
+                    ) -> results.SearchResult:
+        """``operation`` (search or recommend) on each library ``library`` names,
+        merged (:mod:`skillsite.reader.across`)."""
+        names = self._mounts.select(library)
+        if not self._mounts.named:
+            return self._run(operation, *args, **kwargs)
+        from skillsite.reader.across import gather
+
+        with self._as_client(operation):
+            return self._mounts.run(lambda call: gather(self._session(call), operation, names,
+                                                        *args, **kwargs))
 
     # -- operations ------------------------------------------------------------------
 
@@ -146,30 +186,31 @@ class Library:
     def search(self, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
                applies_to: Iterable[str] = (), format: str | None = None,
                compatibility: str | None = None, max_risk: str | None = None,
-               plugin: str | None = None, collection: str | None = None
-               ) -> results.SearchResult:
+               plugin: str | None = None, collection: str | None = None,
+               library: str | Sequence[str] = ALL) -> results.SearchResult:
         """Compact candidates for ``query``, best first, never a body. A query equal to a
         skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
         is clamped to 1-50; the filters keep skills with one of ``tags``, one of
         ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
-        most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
+        most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``.
+        ``library`` searches every library (``*``), one by name, or a list of names."""
         from skillsite.reader import querying
 
-        return self._run(querying.search, query, limit=limit, tags=tags,
+        return self._run_across(querying.search, library, query, limit=limit, tags=tags,
                          applies_to=applies_to, format=format, compatibility=compatibility,
                          max_risk=max_risk, plugin=plugin, collection=collection)
 
     def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
                   | None = None, capabilities: str | Sequence[str] | None = None,
-                  limit: int = 5) -> results.SearchResult:
+                  limit: int = 5, library: str | Sequence[str] = ALL) -> results.SearchResult:
         """Skills for a task, ranked with their intents and ``applies_to`` above bare
         lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
         matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
-        intents and compatibility."""
+        intents and compatibility. ``library`` as for :meth:`search`."""
         from skillsite.reader import querying
 
-        return self._run(querying.recommend, task, environment=environment,
-                         capabilities=capabilities, limit=limit)
+        return self._run_across(querying.recommend, library, task, environment=environment,
+                                capabilities=capabilities, limit=limit)
 
     def open(self, ref: str) -> results.SkillInfo:
         """A skill's metadata and outline: headings with their sizes, links,

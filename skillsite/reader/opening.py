@@ -10,7 +10,7 @@ from skillsite.reader.session import SAFE_COUNTS, Session, operation
 
 @operation("open", spends=SAFE_COUNTS)
 def open_skill(session: Session, ref: str) -> results.SkillInfo:
-    skill = session.skill(ref)
+    session, skill = session.find(ref)
     if session.ledger:
         session.ledger.charge("read")
     meta = skill.meta
@@ -37,7 +37,7 @@ def open_skill(session: Session, ref: str) -> results.SkillInfo:
         copies=tuple(i for i in groups.get("copies", {}).get(skill.sha256, ())
                      if i != skill.name),
         source_url=None if hidden else origin.get("source_url"),
-        changed=origin.get("changed"), trust=_trust(meta, hidden))
+        changed=origin.get("changed"), trust=_trust(meta, hidden), library=session.library)
 
 
 def _trust(meta: dict[str, Any], hidden: bool) -> dict[str, Any] | None:

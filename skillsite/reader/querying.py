@@ -119,7 +119,8 @@ def _answer(session: Session, query: str, limit: int,
                           id=skill.name,
                           title=one_line(skill.title, width), description=one_line(
                               skill.description, width), format=skill.format,
-                          tags=skill.tags, score=score, matched=fields)
+                          tags=skill.tags, score=score, matched=fields,
+                          library=session.library)
         for (skill, score), fields in zip(hits, matched))
     if session.ledger:
         session.ledger.charge("search", sum(len(c.title) + len(c.description)

@@ -20,7 +20,7 @@ def read(session: Session, ref: str | None, section: str | int | None = None, *,
     position = Position.decode(cursor, key) if cursor is not None else None
     if ref is None and position is not None and not session.safe:
         ref = position.name
-    skill, file = session.skill_and_file(ref, file)
+    (session, skill), file = session.find_file(ref, file)
     if position is not None and position.mode == "file" and file is None:
         file = position.file
     if file is not None:
@@ -28,7 +28,7 @@ def read(session: Session, ref: str | None, section: str | int | None = None, *,
             raise ReaderError("invalid-argument", "a file is read whole, with max_chars and "
                               "a cursor; pass no section or line range with it")
         session.refuse_in_safe_mode("read of a file")
-    budget = session.budget.allowance(skill.name, budget)
+    budget = session.allowance(skill.name, budget)
     if ledger:
         budget = min(budget, ledger.policy.read_chars,
                      max(ledger.policy.max_chars - ledger.chars, 0))
@@ -51,7 +51,7 @@ def read(session: Session, ref: str | None, section: str | int | None = None, *,
                    chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor,
                    file=file, references=_references(session, skill, cut.text),
                    front_matter_lines=_front_matter_lines(session, skill, cut)
-                   if lines_read else None)
+                   if lines_read else None, library=session.library)
 
 
 # file_passages is loaded only by a read that needs it: most reads of a cold query do not.
@@ -60,7 +60,7 @@ def _references(session: Session, skill: StoredSkill, text: str) -> tuple[FileRe
         return ()
     from skillsite.reader.file_passages import references
 
-    return references(skill, text)
+    return references(skill, text, session.qualified(skill.name))
 
 
 def _front_matter_lines(session: Session, skill: StoredSkill, cut: Cut) -> tuple[int, int] | None:

@@ -100,14 +100,14 @@ def resolve(session: Session, ref: str | None, args: str | Sequence[str] | None 
     if position is not None and position.mode != "template":
         raise ReaderError("invalid-argument", "this cursor is not one that resolve returned; "
                           "pass the cursor of the last resolve unchanged")
-    skill = session.skill(ref if ref is not None or position is None else position.name)
+    session, skill = session.find(ref if ref is not None or position is None else position.name)
     raw, words = split_arguments(args)
     version = version_of(skill.sha256, raw, words)
     if position is not None and (position.name != skill.name or position.version != version):
         raise ReaderError("invalid-argument", f"this cursor belongs to another resolve of "
                           f"{position.name[:80]!r}: pass the same ref and args with it "
                           "(or dist/ was rebuilt: resolve again without a cursor)")
-    budget = session.budget.allowance(skill.name, budget)
+    budget = session.allowance(skill.name, budget)
     if budget < passages.MIN_CHARS:
         raise ReaderError("budget-exceeded", f"only {budget} characters are left in this "
                           "session's budget, too few for a resolve", budget="characters")
@@ -116,11 +116,11 @@ def resolve(session: Session, ref: str | None, args: str | Sequence[str] | None 
     cut = passages.read_text(text, start, budget)
     session.charge(skill.name, len(cut.text))
     return Resolved(
-        ref=skill.name, name=skill.name, metadata=_metadata(skill),
+        ref=session.ref(skill.name), name=skill.name, metadata=_metadata(skill),
         front_matter=_front_matter(session, skill, files),
         files=tuple(skill.local(path) for path in skill.files), arguments=words,
         placeholders=placeholders, template=cut.text, chars=len(cut.text),
-        truncated=cut.truncated, cursor=cut.cursor)
+        truncated=cut.truncated, cursor=cut.cursor, library=session.library)
 
 
 def _metadata(skill: StoredSkill) -> dict[str, Any]:

@@ -27,11 +27,12 @@ def prompt(session: Session, refs: Sequence[str] | None = None, style: str = "xm
     if max_chars is not None:
         max_chars = clamp(max_chars, 1, 10_000_000, "max_chars")
     if refs is None:
-        entries = _catalog(session)
+        entries = sorted(entry for library in session.libraries().sessions
+                         for entry in _catalog(library))
         max_chars = DEFAULT_PROMPT_CHARS if max_chars is None else max_chars
     else:
-        skills = [session.skill(ref) for ref in refs]
-        entries = [(s.name, s.description, s.path) for s in skills]
+        found = [session.find(ref) for ref in refs]
+        entries = [(where.qualified(s.name), s.description, s.path) for where, s in found]
     root = location_root
     listed = [(name, description, os.path.join(root, path) if root else path)
               for name, description, path in entries]
@@ -42,10 +43,10 @@ def prompt(session: Session, refs: Sequence[str] | None = None, style: str = "xm
 @operation("skill_file", spends=BUDGET)
 def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
     session.refuse_in_safe_mode("skill_file")
-    skill = session.skill(name)
+    session, skill = session.find(name)
     data = _files().file_bytes(session.store, skill, path)
     size = len(data)
-    if session.budget.allowance(skill.name, size) < size:
+    if session.allowance(skill.name, size) < size:
         raise ReaderError("budget-exceeded", f"{skill.name}/{path} has {size} bytes, more "
                           "than this session's character budget has left",
                           budget="characters", used=session.budget.served,
@@ -57,19 +58,21 @@ def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
 @operation("skill_files", spends=NOTHING)
 def skill_files(session: Session, name: str) -> list[results.FileInfo]:
     session.refuse_in_safe_mode("skill_files")
-    return _files().file_list(session.store, session.skill(name))
+    session, skill = session.find(name)
+    return _files().file_list(session.store, skill)
 
 
 @operation("front_matter", spends=NOTHING)
 def front_matter(session: Session, name: str) -> str:
     session.refuse_in_safe_mode("front_matter")
-    return _files().front_matter(session.store, session.skill(name))
+    session, skill = session.find(name)
+    return _files().front_matter(session.store, skill)
 
 
 @operation("front_matter_data", spends=NOTHING)
 def front_matter_data(session: Session, name: str) -> dict[str, Any]:
     session.refuse_in_safe_mode("front_matter_data")
-    skill = session.skill(name)
+    _, skill = session.find(name)
     if skill.format != "skill-md":
         return {"name": skill.meta.get("name", skill.name), "description": skill.description}
     return dict(skill.meta.get("metadata") or {})
@@ -79,7 +82,9 @@ def front_matter_data(session: Session, name: str) -> dict[str, Any]:
 def names(session: Session, cursor: str | None = None, limit: int = 100) -> results.NamePage:
     session.refuse_in_safe_mode("names")
     limit = clamp(limit, 1, 1000, "limit")
-    every = session.finder.names()
+    mounts = session.call.mounts
+    every = (mounts.all_names(session.call, lambda name: session.at(name).finder.names())
+             if mounts.named else session.finder.names())
     start = page_start(every, cursor)
     page = every[start:start + limit]
     more = start + limit < len(every)
@@ -90,7 +95,8 @@ def _catalog(session: Session) -> list[tuple[str, str, str]]:
     path = session.artifacts.require("catalog.json")
     try:
         skills = json.loads(path.read_bytes())["skills"]
-        entries = [(s["name"], s["description"], s["path"]) for s in skills]
+        entries = [(session.qualified(s["name"]), s["description"], s["path"])
+                   for s in skills]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise session.artifacts.damaged("catalog.json", f"cannot be read ({error})") from None
     return sorted(entries)

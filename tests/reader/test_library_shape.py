@@ -15,8 +15,9 @@ from skillsite.reader import Library
 from skillsite.reader.session import BUDGET, SAFE_COUNTS, Operation
 
 READER = Path(skillsite.reader.__file__).parent
-#: Library methods that run no operation: views of the Library and a cheap membership test.
-NOT_OPERATIONS = {"client", "counting", "forget_client", "session", "has_skill"}
+#: Library methods that run no operation: views of the Library, a cheap membership test
+#: and the libraries refused.
+NOT_OPERATIONS = {"client", "counting", "forget_client", "session", "has_skill", "refused"}
 CALLS = {"context": (), "search": ("pdf",), "recommend": ("fill a pdf form",),
          "open": ("pdf-forms",), "read": ("pdf-forms",), "resolve": ("pdf-forms",),
          "related": ("pdf-forms",), "compose": ("pdf-forms",), "prompt": (["pdf-forms"],),

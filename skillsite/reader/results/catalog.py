@@ -36,6 +36,11 @@ class Context(Result):
     #: This client's calls per operation and characters of skill text served (counts
     #: only, never what was asked or read).
     retrieval: dict[str, Any] = field(default_factory=dict)
+    #: With several libraries: each one's ``library``, ``skills``, ``formats``,
+    #: ``artifact_version``, ``build_time`` and ``index_backend``, or, for one refused,
+    #: its error JSON (``{"error", "message", "library"}``); the figures above are the sum
+    #: of those that serve. Empty for a Library over one plain dist/.
+    libraries: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from skillsite.reader.results.base import Result
 
@@ -18,6 +19,9 @@ class Neighbour(Result):
     score: float
     #: For a neighbour alike by content: the shared distinctive terms, weightiest first.
     terms: tuple[str, ...] = ()
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,12 @@ class Related(Result):
     ref: str
     name: str
     results: tuple[Neighbour, ...]
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""
+    #: Other libraries that could not be read for skills sharing a tag (each as the
+    #: reader's error JSON, as ``SearchResult.refused``).
+    refused: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -39,6 +49,9 @@ class Compact(Result):
     description: str
     format: str
     tags: tuple[str, ...]
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""
 
 
 @dataclass(frozen=True)
@@ -50,3 +63,6 @@ class Composition(Result):
     depends_on: tuple[Compact, ...]   # in the skill's declared order, one level deep
     unresolved: tuple[str, ...]       # declared dependencies that are not in dist/
     truncated: bool                   # more dependencies than ``limit``
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""

@@ -66,3 +66,6 @@ class SkillInfo(Result):
     #: The build's trust assessment: ``{"level": "none" | "review" | "high", "summary",
     #: "reasons": [{"rule", "path", "line", ...}], "capabilities": {...}}``.
     trust: dict[str, Any] | None = None
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""

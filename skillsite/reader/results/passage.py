@@ -34,3 +34,6 @@ class Passage(Result):
     #: The lines of this passage that are the SKILL.md's front matter, which the body
     #: does not hold and which read shows blank ([first, last]); None when none are.
     front_matter_lines: tuple[int, int] | None = None
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""

@@ -24,3 +24,6 @@ class Resolved(Result):
     chars: int
     truncated: bool
     cursor: str | None              # pass it back, with the same args, to read on
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""

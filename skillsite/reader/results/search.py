@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from skillsite.reader.results.base import Result
 
@@ -19,6 +20,9 @@ class Candidate(Result):
     score: float
     matched: tuple[str, ...]  # the fields the query matched, e.g. ("name", "body")
     id: str = ""            # unique in dist/: [<collection>/][<plugin>:]<name>
+    #: The library the skill is in ("" when the Library reads one plain dist/); its ref
+    #: then carries the library as a prefix: ``@<library>/<id>``.
+    library: str = ""
 
 
 @dataclass(frozen=True)
@@ -29,3 +33,8 @@ class SearchResult(Result):
     limit: int
     browse: bool            # an empty query lists skills A-Z
     results: tuple[Candidate, ...]
+    #: The libraries searched (empty when the Library reads one plain dist/).
+    libraries: tuple[str, ...] = ()
+    #: Libraries that could not be searched, each as the reader's error JSON
+    #: (``{"error": "damaged-dist", "message": ..., "library": ...}``); the others answered.
+    refused: tuple[dict[str, Any], ...] = ()
