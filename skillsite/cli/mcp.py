@@ -1,8 +1,8 @@
 """``skillsite mcp``: serve a built dist/ to MCP clients over stdio or streamable HTTP."""
 from __future__ import annotations
 
+import os
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -20,9 +20,13 @@ if TYPE_CHECKING:
 
 
 @click.command("mcp")
-@click.option("--dist", "dist", type=click.Path(file_okay=False, path_type=Path),
-              default="dist", show_default=True, envvar="SKILLSITE_DIST",
-              help="The built artifacts to serve (or SKILLSITE_DIST). Example: --dist public/skills")
+@click.option("--dist", "dist", multiple=True,
+              default=lambda: (os.environ.get("SKILLSITE_DIST", "dist"),),
+              show_default="$SKILLSITE_DIST or ./dist",
+              help="The built artifacts to serve; repeat it as NAME=PATH to serve several "
+                   "libraries, whose refs are then @NAME/<id> and whose search takes "
+                   "library. Examples: --dist public/skills; --dist wiki=dist-wiki "
+                   "--dist ops=dist-ops")
 @click.option("--http", "address", metavar="HOST:PORT",
               help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio; a bare "
                    "PORT binds to 127.0.0.1. Example: --http 127.0.0.1:8000")
@@ -61,7 +65,7 @@ if TYPE_CHECKING:
               help="With --shared, what names a client: its Authorization bearer token, or "
                    "the header NAME your gateway sets (only a hash is kept). Example: "
                    "--client-identity header:X-Client-Id")
-def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
+def mcp(dist: tuple[str, ...], address: str | None, allow_hosts: tuple[str, ...],
         allow_origins: tuple[str, ...], max_skills: int, max_chars: int, max_clients: int,
         tool_prefix: str, safe: bool, shared_url: str | None, client_identity: str) -> None:
     """Serve DIST to coding agents over the Model Context Protocol.
@@ -78,6 +82,7 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
       skillsite mcp --http 127.0.0.1:8000           http://127.0.0.1:8000/mcp
       skillsite mcp --http 0.0.0.0:8000 --allow-host skills.example.com:8000
       skillsite mcp --http 127.0.0.1:8001 --safe --shared redis://127.0.0.1:6379/0
+      skillsite mcp --dist wiki=dist-wiki --dist ops=dist-ops
     """
     from skillsite.mcp.transport import (
         AddressError,
@@ -102,17 +107,18 @@ def mcp(dist: Path, address: str | None, allow_hosts: tuple[str, ...],
     library = _open_library(dist, safe=safe, max_skills=max_skills or None,
                             max_chars=max_chars or None, max_clients=max_clients,
                             shared=store)
+    served = _describe(library)
     from skillsite.mcp import create_server, serve_http, serve_stdio, warm_up
 
     warm_up(library)
     server = create_server(library, tool_prefix=tool_prefix, identity=identity)
     if where is None or security is None:
-        click.echo(f"skillsite mcp: serving {dist} over stdio", err=True)
+        click.echo(f"skillsite mcp: serving {served} over stdio", err=True)
         serve_stdio(server)
         return
     host, port = where
     shown = f"[{host}]" if ":" in host else host
-    click.echo(f"skillsite mcp: serving {dist} at http://{shown}:{port}/mcp", err=True)
+    click.echo(f"skillsite mcp: serving {served} at http://{shown}:{port}/mcp", err=True)
     # Sessions that never call a tool hold no budgets: room for a few of them per client.
     serve_http(server, host, port, security, max_sessions=SESSIONS_PER_CLIENT * max_clients,
                sessionless=store is not None)
@@ -145,12 +151,23 @@ def _shared(url: str, identity_text: str, http: bool) -> tuple[RedisStore, Clien
     return store, identity
 
 
-def _open_library(dist: Path, **options: Any) -> Library:
-    """The Library over ``dist``, every file hashed first (a long-lived process can
-    afford it); a missing or damaged dist/ ends the command with exit code 2."""
+def _open_library(dist: tuple[str, ...], **options: Any) -> Library:
+    """The Library over ``dist`` (one PATH, or NAME=PATH each), every file hashed first
+    (a long-lived process can afford it). A missing or damaged dist/ ends the command with
+    exit code 2; of several libraries, one damaged is refused and the others served."""
     from skillsite.reader import Library, ReaderError
+    from skillsite.reader.mounts import parse_dists
 
     try:
-        return Library(dist, verify=True, **options)
+        return Library(parse_dists(dist), verify=True, **options)
     except ReaderError as error:
         raise SkillsiteError(error.message) from None  # exit code 2, whatever the code
+
+
+def _describe(library: Library) -> str:
+    """What the server serves, for its first line; each refused library is reported."""
+    if list(library.libraries) == [""]:
+        return str(library.dist)
+    for problem in library.refused():
+        click.echo(f"skillsite mcp: {problem.message}", err=True)
+    return ", ".join(f"{name}={path}" for name, path in library.libraries.items())

@@ -21,12 +21,16 @@ import click
 
 from skillsite.entries import FORMATS, RISKS
 
-DIST_HELP = ("The built dist/ to query (default: $SKILLSITE_DIST, else ./dist). "
-             "Example: --dist public/skills")
+DIST_HELP = ("The built dist/ to query (default: $SKILLSITE_DIST, else ./dist); repeat it "
+             "as NAME=PATH to query several libraries, whose refs are then @NAME/<id>. "
+             "Examples: --dist public/skills; --dist wiki=dist-wiki --dist ops=dist-ops")
+LIBRARY_HELP = ("With several --dist NAME=PATH: the library to search (repeatable; default: "
+                "all). Example: --library ops")
 
 
 def _dist_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--dist", default=lambda: os.environ.get("SKILLSITE_DIST", "dist"),
+    return click.option("--dist", "dist", multiple=True,
+                        default=lambda: (os.environ.get("SKILLSITE_DIST", "dist"),),
                         show_default="$SKILLSITE_DIST or ./dist", help=DIST_HELP)(command)
 
 
@@ -41,7 +45,7 @@ def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
 
     def decorate(function: Callable[..., Any]) -> click.Command:
         @functools.wraps(function)
-        def run(dist: str, as_json: bool, **options: Any) -> None:
+        def run(dist: tuple[str, ...], as_json: bool, **options: Any) -> None:
             with _collector_paused():
                 import skillsite.reader  # noqa: F401  (the Library, for function)
                 from skillsite.cli.query_text import render
@@ -76,13 +80,22 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _library(dist: str) -> Any:
+def _library(dist: tuple[str, ...]) -> Any:
     from skillsite.reader import Library
 
     # One query per process: check each file read by its size, not its sha256 (hashing
     # the shards a search touches costs seconds at 100k skills); `skillsite verify`
     # hashes everything.
-    return Library(dist, hash_on_read=False)
+    if len(dist) == 1 and "=" not in dist[0]:
+        return Library(dist[0], hash_on_read=False)
+    from skillsite.reader.mounts import parse_dists
+
+    return Library(parse_dists(dist), hash_on_read=False)
+
+
+def _libraries(names: tuple[str, ...]) -> str | list[str]:
+    """``--library`` as the reader takes it: every library when none is named."""
+    return list(names) if names else "*"
 
 
 @_query_command("search")
@@ -100,9 +113,11 @@ def _library(dist: str) -> Any:
                                "--plugin telegram")
 @click.option("--collection", help="Keep the skills of this collection (a repository built "
                                    "with others). Example: --collection anthropics-skills")
-def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
+@click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
+def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
            applies_to: tuple[str, ...], kind: str | None, compatibility: str | None,
-           max_risk: str | None, plugin: str | None, collection: str | None) -> Any:
+           max_risk: str | None, plugin: str | None, collection: str | None,
+           libraries: tuple[str, ...]) -> Any:
     """Find skills for QUERY: compact candidates, best first, never a body.
 
     A query equal to a skill's name returns it first; an empty query lists skills A-Z.
@@ -112,10 +127,12 @@ def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
       skillsite search "fill a pdf form"
       skillsite search kube --tag deploy --limit 5 --json
       skillsite search "" --format virtual
+      skillsite search "drain a node" --dist wiki=dist-wiki --dist ops=dist-ops --library ops
     """
     return _library(dist).search(query, limit=limit, tags=tags, applies_to=applies_to,
                                  format=kind, compatibility=compatibility, max_risk=max_risk,
-                                 plugin=plugin, collection=collection)
+                                 plugin=plugin, collection=collection,
+                                 library=_libraries(libraries))
 
 
 @_query_command("recommend")
@@ -124,8 +141,9 @@ def search(dist: str, query: str, limit: int, tags: tuple[str, ...],
 @click.option("--capability", "capabilities", multiple=True,
               help="A capability the agent has (repeatable). Example: --capability shell")
 @click.option("-n", "--limit", default=5, show_default=True, type=int, help="How many (1-50).")
-def recommend(dist: str, task: str, environment: str | None, capabilities: tuple[str, ...],
-              limit: int) -> Any:
+@click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
+def recommend(dist: tuple[str, ...], task: str, environment: str | None,
+              capabilities: tuple[str, ...], limit: int, libraries: tuple[str, ...]) -> Any:
     """Recommend skills for TASK, ranking intent and applies_to matches first.
 
     \b
@@ -133,12 +151,13 @@ def recommend(dist: str, task: str, environment: str | None, capabilities: tuple
       skillsite recommend "roll back a bad deploy" -e kubernetes
     """
     return _library(dist).recommend(task, environment=environment,
-                                    capabilities=list(capabilities), limit=limit)
+                                    capabilities=list(capabilities), limit=limit,
+                                    library=_libraries(libraries))
 
 
 @_query_command("open")
 @click.argument("ref")
-def open_(dist: str, ref: str) -> Any:
+def open_(dist: tuple[str, ...], ref: str) -> Any:
     """Show a skill's metadata and outline (headings with sizes, links, files, lint
     warnings), without its body. REF is a skill name or skill:<name>.
 
@@ -173,7 +192,7 @@ def _lines(value: str | None) -> tuple[int | None, int | None]:
 @click.option("--cursor", help="Continue where the last cut read stopped.")
 @click.option("--file", "file", help="A supporting file of the skill, by its path in the "
               "skill's folder (as `open` lists it). Example: --file references/forms.md")
-def read(dist: str, ref: str | None, section: str | None, lines: str | None, max_chars: int,
+def read(dist: tuple[str, ...], ref: str | None, section: str | None, lines: str | None, max_chars: int,
          cursor: str | None, file: str | None) -> Any:
     """Print a section, a line range or the whole body of a skill (REF), or one of its
     files. REF is a skill's id or name, or a skill:// URI (skill://pdf-forms/SKILL.md,
@@ -201,7 +220,7 @@ def read(dist: str, ref: str | None, section: str | None, lines: str | None, max
               help="The most characters of the template to print; a cut prints a cursor.")
 @click.option("--cursor", help="Continue where the last cut resolve stopped (pass the "
               "same REF and ARGS).")
-def resolve(dist: str, ref: str, args: tuple[str, ...], max_chars: int,
+def resolve(dist: tuple[str, ...], ref: str, args: tuple[str, ...], max_chars: int,
             cursor: str | None) -> Any:
     """Print REF as a local SKILL.md: its front matter and its body with ARGS rendered in
     ({{args}}, {{argv}}, {{arg1}}; $ARGUMENTS, $ARGUMENTS[N], $N). Nothing is installed or
@@ -219,7 +238,7 @@ def resolve(dist: str, ref: str, args: tuple[str, ...], max_chars: int,
 @_query_command("related")
 @click.argument("ref")
 @click.option("-n", "--limit", default=10, show_default=True, type=int, help="How many (1-50).")
-def related(dist: str, ref: str, limit: int) -> Any:
+def related(dist: tuple[str, ...], ref: str, limit: int) -> Any:
     """List skills related to REF by links, depends_on and shared tags, with reasons."""
     return _library(dist).related(ref, limit=limit)
 
@@ -227,13 +246,13 @@ def related(dist: str, ref: str, limit: int) -> Any:
 @_query_command("compose")
 @click.argument("ref")
 @click.option("-n", "--limit", default=4, show_default=True, type=int, help="How many (1-8).")
-def compose(dist: str, ref: str, limit: int) -> Any:
+def compose(dist: tuple[str, ...], ref: str, limit: int) -> Any:
     """List REF's prerequisites (depends_on), one level deep, and unresolved ones."""
     return _library(dist).compose(ref, limit=limit)
 
 
 @_query_command("context")
-def context(dist: str) -> Any:
+def context(dist: tuple[str, ...]) -> Any:
     """Summarize dist/: skill counts per format, tags, version, build time."""
     return _library(dist).context()
 
@@ -245,7 +264,7 @@ def context(dist: str) -> Any:
 @click.option("--max-chars", type=int, help="Budget; whole skills only (default with no "
               "REFs: 8000).")
 @click.option("--location-root", help="Prefix each skill's path with this folder (xml).")
-def prompt(dist: str, refs: tuple[str, ...], style: str, max_chars: int | None,
+def prompt(dist: tuple[str, ...], refs: tuple[str, ...], style: str, max_chars: int | None,
            location_root: str | None) -> Any:
     """Print the skills block of a system prompt for REFs (default: every skill).
 

@@ -10,18 +10,27 @@ def render(result: Any) -> str:
 
 
 def _search(result: Any) -> str:
+    refused = [f"(not searched: {problem['message']})" for problem in result.refused]
     if not result.results:
-        return "No skills match." if not result.browse else "dist/ holds no skills."
+        return "\n".join([*refused, "No skills match." if not result.browse
+                          else "dist/ holds no skills."])
     lines = []
     for number, hit in enumerate(result.results, 1):
         score = "" if result.browse else f"  ({hit.score:g}; {', '.join(hit.matched)})"
-        lines.append(f"{number:2}. {hit.id or hit.name} [{hit.format}]{score}")
+        lines.append(f"{number:2}. {_key(hit)} [{hit.format}]{score}")
         lines.append(f"    {hit.description}")
-    return "\n".join(lines)
+    return "\n".join(lines + refused)
+
+
+def _key(hit: Any) -> str:
+    """How a result names its skill: its ref with the library prefix when there are
+    several libraries, else its id."""
+    return str(hit.ref if hit.library else (getattr(hit, "id", "") or hit.name))
 
 
 def _open(info: Any) -> str:
-    lines = [f"{info.id or info.name}: {info.title}", f"  {info.description}", ""]
+    lines = [f"{info.ref if info.library else info.id or info.name}: {info.title}",
+             f"  {info.description}", ""]
     for label, value in (("format", info.format), ("path", info.path),
                          ("version", info.version), ("tags", ", ".join(info.tags)),
                          ("applies to", ", ".join(info.applies_to)),
@@ -60,7 +69,7 @@ def _passage(passage: Any) -> str:
     if passage.references:
         text += "\n\nFiles it refers to ({baseDir} is the skill's folder):"
         for reference in passage.references:
-            how = (f"skillsite read {passage.name} --file {reference.path}" if reference.exists
+            how = (f"skillsite read {_key(passage)} --file {reference.path}" if reference.exists
                    else "not in dist/")
             text += f"\n  {reference.text}  ->  {how}"
     if passage.cursor:
@@ -78,12 +87,13 @@ def _resolved(result: Any) -> str:
 def _related(result: Any) -> str:
     if not result.results:
         return f"No skills are related to {result.name}."
-    return "\n".join(f"{n.name}  ({'; '.join(n.reasons)})\n    {n.description}"
-                     for n in result.results)
+    lines = [f"{_key(n)}  ({'; '.join(n.reasons)})\n    {n.description}"
+             for n in result.results]
+    return "\n".join(lines + [f"(not joined: {p['message']})" for p in result.refused])
 
 
 def _composition(result: Any) -> str:
-    lines = [f"{c.name}  {c.description}" for c in result.depends_on]
+    lines = [f"{_key(c)}  {c.description}" for c in result.depends_on]
     if not lines:
         lines.append(f"{result.name} declares no prerequisites that dist/ holds.")
     if result.truncated:
@@ -99,7 +109,15 @@ def _context(context: Any) -> str:
         f"{context.skills} skills ({formats}); index: {context.index_backend}",
         f"artifact {context.artifact_version}, built {context.build_time} by skillsite "
         f"{context.skillsite_version}",
-        f"tags ({context.tags_total}): {tags or 'none'}", "", context.hint])
+        f"tags ({context.tags_total}): {tags or 'none'}",
+        *(_library_line(library) for library in context.libraries), "", context.hint])
+
+
+def _library_line(library: dict[str, Any]) -> str:
+    if "error" in library:
+        return f"library {library.get('library')}: REFUSED: {library['message']}"
+    return (f"library {library['library']}: {library['skills']} skills, built "
+            f"{library['build_time']}")
 
 
 def _prompt(prompt: Any) -> str:

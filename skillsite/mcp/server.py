@@ -42,6 +42,13 @@ extension). {p}use_skill(name) returns a skill's whole body; {p}resolve(ref, arg
 as a local SKILL.md with its arguments rendered in."""
 
 
+LIBRARIES_GUIDE = """
+This server holds several libraries: {names}. Every result names its library, and its ref
+is prefixed with it: @<library>/<id> (resources: skill://@<library>/<id>/SKILL.md). A bare
+name serves when one library holds it. {p}search and {p}recommend take library: '*' (all,
+the default), one name, or a list. A library that cannot be read is listed in refused."""
+
+
 def create_server(library: Library, *, page_size: int = PAGE_SIZE,
                   tool_prefix: str = "", identity: ClientIdentity | None = None) -> MCPServer:
     """An ``MCPServer`` over ``library``. A safe-mode Library gets the tools only: files and
@@ -55,7 +62,7 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE,
     skills = SkillsExtension(library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
     server = MCPServer(
         "skillsite",
-        instructions=(GUIDE + (SAFE_GUIDE if safe else FILES_GUIDE)).format(p=tool_prefix),
+        instructions=_instructions(library, tool_prefix),
         version=_version(),
         extensions=[] if safe else [skills],
         cache_hints={"tools/list": hint, "resources/list": hint,
@@ -68,6 +75,14 @@ def create_server(library: Library, *, page_size: int = PAGE_SIZE,
         register_resources(server, library, ttl_ms=CACHE_TTL_MS, page_size=page_size)
         server.middleware.append(LegacyDeclaration())
     return server
+
+
+def _instructions(library: Library, tool_prefix: str) -> str:
+    guide = GUIDE + (SAFE_GUIDE if library.safe else FILES_GUIDE)
+    names = [name for name in library.libraries if name]
+    if names:
+        guide += LIBRARIES_GUIDE.replace("{names}", ", ".join(names))
+    return guide.format(p=tool_prefix)
 
 
 def warm_up(library: Library) -> threading.Thread | None:

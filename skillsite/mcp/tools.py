@@ -28,6 +28,11 @@ Query = Annotated[str, Field(max_length=2000,
                              description="Words to look for; empty lists skills A-Z")]
 Words = Annotated[list[Annotated[str, Field(max_length=200)]] | None, Field(max_length=20)]
 Section = Annotated[str, Field(max_length=300)] | Annotated[int, Field(ge=0, le=100_000)]
+LibraryName = Annotated[str, Field(min_length=1, max_length=64)]
+Libraries = Annotated[LibraryName | Annotated[list[LibraryName], Field(min_length=1,
+                                                                        max_length=64)],
+                      Field(description="Which libraries to search: '*' for all, one "
+                                        "library's name, or a list of names")]
 
 
 def to_text(result: Any) -> str:
@@ -62,11 +67,11 @@ def register_tools(server: MCPServer, library: Library, prefix: str = "") -> Non
     server.middleware.append(ToolArguments(tools, prefix))
 
 
-def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolResult]]:
+def _tools(reader: Library, prefix: str = "") -> list[Callable[..., CallToolResult]]:
     def context() -> CallToolResult:
         """Counts (skills, per format), tags with counts, artifact version and build time,
         and a hint on how to use the other tools. Call it first if unsure."""
-        return answer(current(library).context)
+        return answer(current(reader).context)
 
     def search(query: Query = "",
                limit: Annotated[int, Field(ge=1, le=50)] = 10,
@@ -76,28 +81,32 @@ def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolRes
                compatibility: Annotated[str | None, Field(max_length=200)] = None,
                max_risk: Risk | None = None,
                plugin: Annotated[str | None, Field(max_length=200)] = None,
-               collection: Annotated[str | None, Field(max_length=200)] = None
-               ) -> CallToolResult:
+               collection: Annotated[str | None, Field(max_length=200)] = None,
+               library: Libraries = "*") -> CallToolResult:
         """Find skills. Returns compact candidates (ref, id, name, title, description,
-        tags, score, matched fields), never a body. An exact name comes first. ``plugin``
-        and ``collection`` keep one Claude Code plugin's or one collection's skills."""
-        return answer(current(library).search, query, limit=limit, tags=tags or (),
+        tags, score, matched fields, library), never a body. An exact name comes first.
+        ``plugin`` and ``collection`` keep one Claude Code plugin's or one collection's
+        skills; ``library`` chooses among the libraries the server holds."""
+        return answer(current(reader).search, query, limit=limit, tags=tags or (),
                       applies_to=applies_to or (), format=format, compatibility=compatibility,
-                      max_risk=max_risk, plugin=plugin, collection=collection)
+                      max_risk=max_risk, plugin=plugin, collection=collection,
+                      library=library)
 
     def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
                   environment: Annotated[str | None, Field(max_length=500)] = None,
                   capabilities: Words = None,
-                  limit: Annotated[int, Field(ge=1, le=20)] = 5) -> CallToolResult:
+                  limit: Annotated[int, Field(ge=1, le=20)] = 5,
+                  library: Libraries = "*") -> CallToolResult:
         """Rank skills for a task described in words, with its environment and the
-        capabilities at hand. Intent and applies_to matches rank above bare word matches."""
-        return answer(current(library).recommend, task, environment=environment,
-                      capabilities=capabilities, limit=limit)
+        capabilities at hand. Intent and applies_to matches rank above bare word matches.
+        ``library`` chooses among the libraries the server holds."""
+        return answer(current(reader).recommend, task, environment=environment,
+                      capabilities=capabilities, limit=limit, library=library)
 
     def open(ref: Ref) -> CallToolResult:
         """One skill's metadata, headings with their sizes in characters, links,
         depends_on, supporting files and lint warnings. No body: use read for that."""
-        return answer(current(library).open, ref)
+        return answer(current(reader).open, ref)
 
     def read(ref: Ref,
              section: Section | None = None,
@@ -112,7 +121,7 @@ def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolRes
         skill's files. A cut is explicit: truncated is true, and passing its cursor back
         continues where it stopped. references lists the {baseDir}/... files the text
         names, each with a ref that read takes."""
-        return answer(current(library).read, ref, section, start_line=start_line,
+        return answer(current(reader).read, ref, section, start_line=start_line,
                       end_line=end_line, max_chars=max_chars, cursor=cursor, file=file)
 
     def resolve(ref: Ref,
@@ -125,17 +134,17 @@ def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolRes
         template with args rendered in ({{args}}, {{argv}}, {{arg1}}; $ARGUMENTS,
         $ARGUMENTS[N], $N). Nothing is installed or run. When truncated, pass the cursor
         back with the same args to read on."""
-        return answer(current(library).resolve, ref, args or [], max_chars=max_chars,
+        return answer(current(reader).resolve, ref, args or [], max_chars=max_chars,
                       cursor=cursor)
 
     def related(ref: Ref, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> CallToolResult:
         """Skills related by links, shared tags and dependencies, each with its reason."""
-        return answer(current(library).related, ref, limit=limit)
+        return answer(current(reader).related, ref, limit=limit)
 
     def compose(ref: Ref, limit: Annotated[int, Field(ge=1, le=8)] = 4) -> CallToolResult:
         """Exactly one level of depends_on: compact metadata of each prerequisite and the
         references that did not resolve. Never bodies."""
-        return answer(current(library).compose, ref, limit=limit)
+        return answer(current(reader).compose, ref, limit=limit)
 
     def prompt(refs: Annotated[list[Annotated[str, Field(max_length=512)]] | None,
                                Field(max_length=50)] = None,
@@ -143,7 +152,7 @@ def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolRes
                max_chars: Annotated[int, Field(ge=200, le=50000)] = 8000) -> CallToolResult:
         """A listing of skills (the given refs, or the catalog) for a system prompt, at
         most max_chars; it says what it left out."""
-        return answer(_naming(current(library).prompt, prefix), refs, style=style,
+        return answer(_naming(current(reader).prompt, prefix), refs, style=style,
                       max_chars=max_chars)
 
     def use_skill(name: Ref,
@@ -152,11 +161,11 @@ def _tools(library: Library, prefix: str = "") -> list[Callable[..., CallToolRes
                   ) -> CallToolResult:
         """Activate a skill by name: its whole body (the tool prompt(style="markdown")
         names), at most max_chars; when truncated, pass its cursor back to read on."""
-        return answer(current(library).read, name, max_chars=max_chars, cursor=cursor)
+        return answer(current(reader).read, name, max_chars=max_chars, cursor=cursor)
 
     tools: list[Callable[..., CallToolResult]] = [
         context, search, recommend, open, read, related, compose, prompt]
-    return tools if library.safe else [*tools, resolve, use_skill]
+    return tools if reader.safe else [*tools, resolve, use_skill]
 
 
 def _naming(prompt: Callable[..., Any], prefix: str) -> Callable[..., Any]:

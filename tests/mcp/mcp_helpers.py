@@ -62,14 +62,20 @@ def skillsite_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(REPO)}
 
 
-def start_http(dist: Path, *args: str, host: str = "127.0.0.1", port: int = 0,
+def dist_args(dist: Path | list[str]) -> list[str]:
+    """``--dist`` for one plain dist/ or for several libraries (``["wiki=PATH", ...]``)."""
+    return ["--dist", str(dist)] if isinstance(dist, Path) else [
+        arg for value in dist for arg in ("--dist", value)]
+
+
+def start_http(dist: Path | list[str], *args: str, host: str = "127.0.0.1", port: int = 0,
                preexec_fn: Callable[[], None] | None = None
                ) -> tuple[subprocess.Popen[bytes], int]:
     """``skillsite mcp --http HOST:<free port>``, once it accepts connections
     (``preexec_fn`` runs in the child before it starts, e.g. to set a limit)."""
     port = port or free_port()
     process = subprocess.Popen(
-        [sys.executable, "-m", "skillsite", "mcp", "--dist", str(dist),
+        [sys.executable, "-m", "skillsite", "mcp", *dist_args(dist),
          "--http", f"{host}:{port}", *args],
         env=skillsite_env(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         preexec_fn=preexec_fn)
@@ -87,11 +93,13 @@ def start_http(dist: Path, *args: str, host: str = "127.0.0.1", port: int = 0,
 
 
 @asynccontextmanager
-async def served(dist: Path, transport: str, *args: str) -> AsyncIterator[Client]:
-    """A real SDK client of ``skillsite mcp --dist DIST ARGS`` over ``stdio`` or ``http``."""
+async def served(dist: Path | list[str], transport: str, *args: str
+                 ) -> AsyncIterator[Client]:
+    """A real SDK client of ``skillsite mcp --dist DIST ARGS`` over ``stdio`` or ``http``
+    (``dist``: one plain dist/, or ``["NAME=PATH", ...]`` for several libraries)."""
     if transport == "stdio":
         params = StdioServerParameters(command=sys.executable, args=[
-            "-m", "skillsite", "mcp", "--dist", str(dist), *args], env=skillsite_env())
+            "-m", "skillsite", "mcp", *dist_args(dist), *args], env=skillsite_env())
         async with Client(params) as client:
             yield client
         return
