@@ -30,7 +30,6 @@ from bench_reader import _queries  # noqa: E402
 
 from skillsite.index.ranking import rank_records  # noqa: E402
 from skillsite.reader import Library  # noqa: E402
-from skillsite.reader.finder import with_verb_forms  # noqa: E402
 
 
 def _every_record(library: Library) -> dict[str, list[str]]:
@@ -47,7 +46,7 @@ def measure(dist: Path, count: int, sizes: list[int]) -> None:
     finder = library.session().finder
     started = time.perf_counter()
     records = _every_record(library)
-    queries = [with_verb_forms(query) for query in _queries(random.Random(11), count)]
+    queries = _queries(random.Random(11), count)
     exact = {query: [name for name, _ in rank_records(query, records, limit=10,
                                                        known=finder.known_words(query))]
              for query in queries}

@@ -144,7 +144,8 @@ def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
 @click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
 def recommend(dist: tuple[str, ...], task: str, environment: str | None,
               capabilities: tuple[str, ...], limit: int, libraries: tuple[str, ...]) -> Any:
-    """Recommend skills for TASK, ranking intent and applies_to matches first.
+    """Recommend skills for TASK: search's ranking plus what each skill says it is for ("use
+    when"), not for, its intents and applies_to.
 
     \b
     Example:

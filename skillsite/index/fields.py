@@ -11,9 +11,11 @@ the lexical fields keep BM25, scaled down to a tiebreak.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from skillsite.index.clauses import clauses
 from skillsite.index.tokens import joined
 
 if TYPE_CHECKING:
@@ -68,8 +70,15 @@ def leaves_out_body(bodies_with_term: int, skills: int) -> bool:
     return bodies_with_term >= COMMON_BODY_MIN_SKILLS and 2 * bodies_with_term > skills
 
 
+RECORD_ONLY_FIELDS = ("use_when", "not_for")
+"""What ranking records hold but the engines do not index: the description's and body's
+"use when" and "not for" text (:mod:`skillsite.index.clauses`), for ``recommend``."""
+
+
 def field_texts(doc: IndexDoc) -> dict[str, str]:
-    """Return the non-empty engine fields of ``doc`` as whitespace-joined terms."""
+    """Return the non-empty fields of ``doc`` as whitespace-joined terms: the engine fields
+    (:data:`TEXT_FIELDS`) and the :data:`RECORD_ONLY_FIELDS`."""
+    use_when, not_for = clauses(doc.description, doc.body)
     texts = {
         "name": joined(doc.name),
         "title": joined(doc.title),
@@ -80,8 +89,35 @@ def field_texts(doc: IndexDoc) -> dict[str, str]:
         "compatibility": joined(doc.compatibility),
         "headings": _joined_all(doc.headings),
         "body": joined(doc.body),
+        "use_when": joined(use_when),
+        "not_for": joined(not_for),
     }
     return {field: text for field, text in texts.items() if text}
+
+
+def engine_texts(texts: dict[str, str]) -> dict[str, str]:
+    """``texts`` (:func:`field_texts`) without the fields that only ranking records hold."""
+    return {field: text for field, text in texts.items() if field not in RECORD_ONLY_FIELDS}
+
+
+#: A word in more than this share of the skills' names (titles, tags) earns nothing there.
+COMMON_SHARE = 0.5
+
+
+def specificity(docs_with_term: int, docs: int) -> float:
+    """How much a name, title or tag match of a term counts, 0..1: fully for a word few
+    skills' names hold, nothing for one that most hold (``automation`` in a corpus of
+    ``<app>-automation`` skills), linearly between."""
+    if docs <= 0 or docs_with_term <= 1:
+        return 1.0
+    return max(0.0, 1.0 - docs_with_term / (COMMON_SHARE * docs))
+
+
+def term_weight(docs_with_term: int, docs: int) -> float:
+    """A query term's weight: its inverse document frequency among the skills' bodies (or
+    descriptions), ``ln(1 + N / df)``, so that the words that tell a task apart count
+    more than ``use``, ``file`` or ``code``."""
+    return math.log(1.0 + max(docs, 1) / max(docs_with_term, 1))
 
 
 PRESENCE_FIELDS = frozenset({"name", "title", "tags", "intents", "applies_to", "compatibility"})

@@ -1,20 +1,28 @@
 """Prefix and typo matching on names, titles and tags, the same for both engines.
 
-A query term of :data:`FUZZY_MIN_CHARS` or more also matches a name, title or tag term that
-*begins* with it: ``kube`` finds ``kubernetes``. A term that no skill's name, title or tags
-hold as a word is taken for a typo, and matches give or take one edit (a substitution,
-insertion, deletion or swap of two neighbours): ``kuberentes`` finds ``kubernetes``. A word
+Only a word still being typed (:func:`skillsite.index.tokens.partial_term`: the last word of
+a short query, no space after it) of :data:`FUZZY_MIN_CHARS` or more also matches a name,
+title or tag term that *begins* with it: ``kube`` finds ``kubernetes``, but ``create`` in
+"create a slide deck" never finds ``creator``. A term that no skill's name, title or tags
+hold as a word is taken for a typo, and matches a word within one edit of it (a
+substitution, insertion, deletion or swap of two neighbours), or, for the word being typed,
+a word that begins within one edit of it: ``kuberentes`` finds ``kubernetes``. A word
 they do hold gets no typo matches (``test`` does not find ``best``), which also keeps the
 candidate query small: tantivy's ``FuzzyTermQuery`` (``distance=1``,
-``transposition_cost_one``, ``prefix=True``) for a typo, a ``TermSetQuery`` of the longer
-words otherwise. Whoosh has no prefix-fuzzy query, so its backend expands the term against
-the field's lexicon (with :func:`near_prefix` for a typo) and ORs the matches.
+``transposition_cost_one``, ``prefix`` for the word being typed) for a typo, a
+``TermSetQuery`` of the longer words for a known word being typed. Whoosh has no
+prefix-fuzzy query, so its backend expands the term against the field's lexicon (with
+:func:`near_typed` or :func:`near_word` for a typo) and ORs the matches. Since terms are
+stems, a word being typed also matches the stems it runs past (:func:`typed_stems`:
+``testin`` finds ``test``, the stem of ``testing``).
 """
 from __future__ import annotations
 
 from functools import lru_cache
 
 FUZZY_MIN_CHARS = 4
+#: How many letters a word being typed may run past a stem (see :func:`typed_stems`).
+TYPED_PAST_STEM = 3
 #: Engine fields that get prefix and fuzzy matching.
 FUZZY_FIELDS = ("name", "title", "tags")
 #: Share of a field's weight that a fuzzy or prefix match earns, at query time.
@@ -32,6 +40,26 @@ def near_prefix(query: str, term: str) -> bool:
         return True
     return any(_one_edit(query, term[:width]) for width in (size - 1, size, size + 1)
                if 0 < width <= len(term))
+
+
+def typed_stems(query: str) -> list[str]:
+    """The words a word being typed may be the stem of plus a few letters: its prefixes of
+    :data:`FUZZY_MIN_CHARS` or more, at most :data:`TYPED_PAST_STEM` letters shorter
+    (``testin`` is ``test`` on its way to ``testing``, whose stem is ``test``)."""
+    return [query[:width] for width in range(max(FUZZY_MIN_CHARS, len(query) - TYPED_PAST_STEM),
+                                             len(query))]
+
+
+def near_typed(query: str, term: str) -> bool:
+    """Whether a word being typed, ``query``, may become ``term``: ``term`` begins within
+    one edit of it, or is one of its :func:`typed_stems`."""
+    return near_prefix(query, term) or term in typed_stems(query)
+
+
+@lru_cache(maxsize=1 << 16)
+def near_word(query: str, term: str) -> bool:
+    """Whether ``term`` is within exactly one edit of ``query`` (a whole word's typo)."""
+    return abs(len(term) - len(query)) <= 1 and _one_edit(query, term)
 
 
 def _one_edit(a: str, b: str) -> bool:

@@ -6,25 +6,26 @@ order is the same whichever engine found them. Each signal scores in ``[0, 1]`` 
 multiplied by its Mini-A weight (docs/formats.md):
 
 - ``lexical``: description, headings and body together, a saturating term
-  frequency with BM25's length normalization (no IDF: a score that depends only on
-  the document and the query stays put when the candidate set changes a little);
+  frequency with BM25's length normalization;
 - ``name``: per query term, 1 for a name token equal to it, ½ for a name token it
-  begins (three letters or more: ``kube`` finds ``kubernetes-deploy``), 0.4 for one
-  that begins with it give or take one typo (four letters or more, and only for a term
-  that no name, title or tags in the corpus hold as a word, see
-  :mod:`skillsite.index.fuzzy`: ``kuberentes`` finds ``kubernetes``);
-- ``title``, ``tag``: the share of query terms found there, a typo or prefix
-  counting 0.4;
-- ``intent``, ``applies_to``, ``compatibility``: the share of query terms
-  found in that field;
+  begins when it is a word still being typed (:func:`~skillsite.index.tokens.partial_term`:
+  ``kube`` finds ``kubernetes-deploy``, ``create`` in a task never finds ``creator``), 0.4
+  for one within a typo of it (four letters or more, and only for a term that no name,
+  title or tags in the corpus hold as a word, see :mod:`skillsite.index.fuzzy`:
+  ``kuberentes`` finds ``kubernetes``);
+- ``title``, ``tag``: 1 for the term there, 0.4 for a typo or a typed prefix;
+- ``intent``, ``applies_to``, ``compatibility``: 1 for the term in that field;
 - ``graph``: the caller's 0..1 centrality of the skill.
 
-Each signal averages over the query's terms, so a skill that matches every term
-beats one that matches one term many times. The rerank step then scales the sum by
-how much of the query the skill covers, adds :data:`PHRASE_BONUS` when the query's
-terms appear in a row in the name, title or description, and
-:data:`EXACT_NAME_BONUS` when the query is the skill's name; ties go to the name
-that sorts first.
+Terms are Snowball stems (:mod:`skillsite.index.tokens`). Each term's signals count by its
+weight, ``ln(1 + N/df)`` over the skills' bodies, normalized to sum 1 over the query
+(:class:`Corpus`, from the engine: a score that depends on the document, the query and the
+corpus, never on which other candidates came back); a name, title or tag match also counts
+by the word's :func:`~skillsite.index.fields.specificity` there, nothing for a word most
+names share. The rerank step then scales the sum by how much of the query (by weight) the
+skill covers, adds :data:`PHRASE_BONUS` when the query's terms appear in a row in the
+name, title or description, and :data:`EXACT_NAME_BONUS` when the query is the skill's
+name; ties go to the name that sorts first.
 """
 from __future__ import annotations
 
@@ -34,9 +35,9 @@ from functools import partial
 from typing import TYPE_CHECKING, NamedTuple
 
 from skillsite.index.fields import WEIGHTS
-from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_typed, near_word
 from skillsite.index.ranking_record import LENGTH, LEXICAL, MAX_DIGITS, WHOLE, count, lines_for
-from skillsite.index.tokens import tokenize
+from skillsite.index.tokens import partial_term, tokenize
 
 if TYPE_CHECKING:
     from skillsite.entries import IndexDoc
@@ -65,30 +66,57 @@ def rank(query: str, docs: Sequence[IndexDoc], *, graph: Mapping[str, float] | N
     return rank_records(query, records, graph=graph, limit=limit)
 
 
+class Corpus(NamedTuple):
+    """What ranking knows of a query's terms in the whole corpus (from the engine)."""
+
+    #: term -> :func:`~skillsite.index.fields.term_weight` (missing terms weigh 1)
+    weights: Mapping[str, float]
+    #: term -> :func:`~skillsite.index.fields.specificity` in names, titles and tags
+    specific: Mapping[str, tuple[float, float, float]]
+
+
+_FLAT = Corpus({}, {})
+
+
 def rank_records(query: str, records: Mapping[str, list[str]], *,
                  graph: Mapping[str, float] | None = None, limit: int = 10,
-                 known: Collection[str] = ()) -> list[tuple[str, float]]:
+                 known: Collection[str] = (), corpus: Corpus = _FLAT
+                 ) -> list[tuple[str, float]]:
     """:func:`rank` of candidates given as name -> parsed ranking record
     (:func:`skillsite.index.ranking_record.parse`). ``known`` are the query terms that the
     corpus holds as a word of some name, title or tags (the engine's
-    ``known_words``): they get no typo matches."""
+    ``known_words``): they get no typo matches. ``corpus`` weighs the terms."""
+    scored = score_records(query, records, graph=graph, known=known, corpus=corpus)
+    ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
+    return ordered[:limit] if limit > 0 else []
+
+
+def score_records(query: str, records: Mapping[str, list[str]], *,
+                  graph: Mapping[str, float] | None = None, known: Collection[str] = (),
+                  corpus: Corpus = _FLAT) -> dict[str, float]:
+    """The score of each record that matches ``query`` (see :func:`rank_records`)."""
     sequence = tokenize(query)
     terms = list(dict.fromkeys(sequence))
-    if not terms or limit <= 0:
-        return []
+    if not terms:
+        return {}
     centrality = graph or {}
-    typos = _typos(terms, records.values(), known)
+    typed = partial_term(query)
+    typos = _typos(terms, typed, records.values(), known)
+    raw = [corpus.weights.get(term, 1.0) for term in terms]
+    total = sum(raw) or 1.0
     query_of = _Query([_Term(term, f" {term} ", f" {term}:", f" {term}",
-                             len(term) >= PREFIX_MIN_CHARS, len(term) >= FUZZY_MIN_CHARS,
-                             typos[term]) for term in terms],
+                             term == typed and len(term) >= PREFIX_MIN_CHARS,
+                             term == typed and len(term) >= FUZZY_MIN_CHARS,
+                             typos[term], weight / total,
+                             *corpus.specific.get(term, (1.0, 1.0, 1.0)))
+                       for term, weight in zip(terms, raw)],
                       f" {' '.join(sequence)} ", len(sequence))
     scored: dict[str, float] = {}
     for name, lines in records.items():
         score = _score(query_of, lines, centrality.get(name, 0.0))
         if score is not None:
             scored[name] = score
-    ordered = sorted(scored.items(), key=lambda item: (-item[1], item[0]))
-    return ordered[:limit]
+    return scored
 
 
 class _Term(NamedTuple):
@@ -98,11 +126,15 @@ class _Term(NamedTuple):
     padded: str          # " term ": the term itself in a line of terms
     counted: str         # " term:": its entry in the lexical line
     begun: str           # " term": a term of the line that begins with it
-    prefixes: bool       # whether it is long enough to match by prefix ...
-    fuzzy: bool          # ... and by a typo
-    #: the candidates' name, title and tag terms that begin with it give or take one edit
-    #: but not exactly (padded like it)
+    prefixes: bool       # whether it is a word being typed, long enough to match by prefix
+    loose: bool          # ... and to match titles and tags by prefix
+    #: the candidates' name, title and tag terms within one edit of it (of its beginning,
+    #: for a word being typed) but not equal to it (padded like it)
     typos: tuple[str, ...]
+    weight: float        # its share of the query (term weights sum to 1)
+    in_names: float      # how much a match counts in names, titles and tags
+    in_titles: float
+    in_tags: float
 
 
 class _Query(NamedTuple):
@@ -114,7 +146,8 @@ class _Query(NamedTuple):
 
 
 # Record lines (see skillsite.index.ranking_record.FIELDS).
-_NAME, _TITLE, _DESCRIPTION, _TAGS, _INTENTS, _APPLIES_TO, _COMPATIBILITY, _HEADINGS = range(8)
+(_NAME, _TITLE, _DESCRIPTION, _TAGS, _INTENTS, _APPLIES_TO, _COMPATIBILITY, _HEADINGS,
+ _USE_WHEN, _NOT_FOR) = range(10)
 _LOOSE_LINES = (_NAME, _TITLE, _TAGS)
 # The weights, looked up once rather than for every candidate.
 _LEXICAL, _BY_NAME, _BY_TITLE, _BY_TAG, _BY_INTENT, _BY_APPLIES, _BY_COMPATIBILITY, _BY_GRAPH = (
@@ -122,29 +155,30 @@ _LEXICAL, _BY_NAME, _BY_TITLE, _BY_TAG, _BY_INTENT, _BY_APPLIES, _BY_COMPATIBILI
                                    "compatibility", "graph"))
 
 
-def _typos(terms: list[str], records: Iterable[list[str]], known: Collection[str]
-           ) -> dict[str, tuple[str, ...]]:
-    """Each term's :attr:`_Term.typos` among these records' names, titles and tags (a
-    term that begins with the query term is found by a substring test instead); none
+def _typos(terms: list[str], typed: str | None, records: Iterable[list[str]],
+           known: Collection[str]) -> dict[str, tuple[str, ...]]:
+    """Each term's :attr:`_Term.typos` among these records' names, titles and tags; none
     for a ``known`` term."""
     if not any(len(term) >= FUZZY_MIN_CHARS and term not in known for term in terms):
         return {term: () for term in terms}
     text = " ".join(lines[line] for lines in records for line in _LOOSE_LINES)
     return {term: () if term in known else tuple(
-        f" {token} " for token in sorted(_near(term, text)) if not token.startswith(term))
+        f" {token} " for token in sorted(_near(term, text, prefix=term == typed))
+        if token != term and not (term == typed and token.startswith(term)))
         for term in terms}
 
 
-def _near(term: str, text: str) -> frozenset[str]:
-    """The terms of ``text`` (terms separated by spaces) that begin with ``term`` give or
-    take one edit, for a term of FUZZY_MIN_CHARS or more."""
+def _near(term: str, text: str, *, prefix: bool = True) -> frozenset[str]:
+    """The terms of ``text`` (terms separated by spaces) within one edit of ``term``, or
+    that begin within one edit of it for a ``prefix`` (a word being typed), for a term of
+    FUZZY_MIN_CHARS or more."""
     if len(term) < FUZZY_MIN_CHARS:
         return frozenset()
     # Such a term has the query term's first or second letter as its own first or second
     # one (an edit moves a letter by one at most), so only those are tried.
     letters = re.escape(term[:2])
     tried = set(re.findall(f" ((?:[{letters}]|[^ ][{letters}])[^ ]*)", text))
-    return frozenset(filter(partial(near_prefix, term), tried))
+    return frozenset(filter(partial(near_typed if prefix else near_word, term), tried))
 
 
 def _begun(term: str, text: str) -> frozenset[str]:
@@ -163,10 +197,10 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
     search's time."""
     name, title, description, tags, intents, applies_to, compatibility, headings = lines[:8]
     counts, record = lines[LEXICAL], lines[WHOLE]
-    lexical = by_name = by_title = by_tag = by_intent = by_applies = by_compatibility = 0.0
-    matched = 0
+    base = matched = 0.0
     norm = _K1 * (1 - _B + _B * int(lines[LENGTH]) / _REFERENCE_LENGTH)
-    for term, padded, counted, begun, prefixes, fuzzy, typos in query.terms:
+    for (term, padded, counted, begun, prefixes, loose, typos, weight, in_names, in_titles,
+         in_tags) in query.terms:
         if begun not in record:
             # Neither the term nor a term it begins is anywhere: only a typo can match.
             if typos and _any_in(typos, record):
@@ -174,10 +208,10 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
                 title_hit = FUZZY_HIT if _any_in(typos, title) else 0.0
                 tag_hit = FUZZY_HIT if _any_in(typos, tags) else 0.0
                 if name_hit or title_hit or tag_hit:
-                    matched += 1
-                    by_name += name_hit
-                    by_title += title_hit
-                    by_tag += tag_hit
+                    matched += weight
+                    base += weight * (_BY_NAME * name_hit * in_names
+                                      + _BY_TITLE * title_hit * in_titles
+                                      + _BY_TAG * tag_hit * in_tags)
             continue
         count = 0  # ranking_record.count, inlined: it runs per term per candidate
         at = counts.find(counted)
@@ -189,34 +223,27 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
         # A name term equal to the term, one that begins with it, one within a typo of that.
         name_hit = (1.0 if padded in name else 0.5 if prefixes and begun in name
                     else FUZZY_HIT if typos and _any_in(typos, name) else 0.0)
-        title_hit = (1.0 if padded in title else FUZZY_HIT if fuzzy and (
-            begun in title or typos and _any_in(typos, title)) else 0.0)
-        tag_hit = (1.0 if padded in tags else FUZZY_HIT if fuzzy and (
-            begun in tags or typos and _any_in(typos, tags)) else 0.0)
+        title_hit = (1.0 if padded in title else FUZZY_HIT if (
+            loose and begun in title or typos and _any_in(typos, title)) else 0.0)
+        tag_hit = (1.0 if padded in tags else FUZZY_HIT if (
+            loose and begun in tags or typos and _any_in(typos, tags)) else 0.0)
         in_intents, in_applies, in_compatibility = (
             padded in intents, padded in applies_to, padded in compatibility)
         if (count or name_hit or title_hit or tag_hit or in_intents or in_applies
                 or in_compatibility):
-            matched += 1
-        if count:
-            lexical += count / (count + norm)
-        by_name += name_hit
-        by_title += title_hit
-        by_tag += tag_hit
-        by_intent += in_intents
-        by_applies += in_applies
-        by_compatibility += in_compatibility
+            matched += weight
+        else:
+            continue
+        # The same sum, in the same order, as the signals are listed in the module docstring.
+        base += weight * (_LEXICAL * (count / (count + norm) if count else 0.0)
+                          + _BY_NAME * name_hit * in_names + _BY_TITLE * title_hit * in_titles
+                          + _BY_TAG * tag_hit * in_tags + _BY_INTENT * in_intents
+                          + _BY_APPLIES * in_applies + _BY_COMPATIBILITY * in_compatibility)
     if not matched:
         return None
-    share = 1 / len(query.terms)
-    # The same sum, in the same order, as the signals are listed in the module docstring.
-    base = (_LEXICAL * lexical * share + _BY_NAME * by_name * share
-            + _BY_TITLE * by_title * share + _BY_TAG * by_tag * share
-            + _BY_INTENT * by_intent * share + _BY_APPLIES * by_applies * share
-            + _BY_COMPATIBILITY * by_compatibility * share)
     if centrality:
         base += _BY_GRAPH * min(max(float(centrality), 0.0), 1.0)
-    score = base * (0.5 + 0.5 * matched * share)
+    score = base * (0.5 + 0.5 * matched)
     if query.width > 1 and (query.phrase in name or query.phrase in title
                             or query.phrase in description):
         score += PHRASE_BONUS
@@ -246,9 +273,12 @@ def matched_fields(query: str, records: Sequence[list[str]], known: Collection[s
     titles and tags also by prefix, or by one typo of a term not ``known``: see
     :func:`rank_records`)."""
     terms = list(dict.fromkeys(tokenize(query)))
+    typed = partial_term(query)
     text = " ".join(lines[line] for lines in records for line in _LOOSE_LINES)
     near = [f" {token} " for token in frozenset().union(*(
-        _near(term, text) if term not in known else _begun(term, text) for term in terms))]
+        (_near(term, text) if term not in known else _begun(term, text)) if term == typed
+        else _near(term, text, prefix=False) if term not in known else frozenset()
+        for term in terms))]
     padded = [f" {term} " for term in terms]
     begun = [f" {term}" for term in terms]
     return [_matched(terms, padded, begun, near, lines) for lines in records]

@@ -2,15 +2,16 @@
 
 The build writes each skill's record into the content store (its ``terms`` column), so a
 search reads one short string per candidate and parses it with one ``split``: no JSON,
-no dict or set per candidate, no tokenizing. A record is ten lines:
+no dict or set per candidate, no tokenizing. A record is twelve lines:
 
 - the terms of ``name``, ``title``, ``description``, ``tags``, ``intents``,
-  ``applies_to``, ``compatibility`` and ``headings``, one field a line;
+  ``applies_to``, ``compatibility``, ``headings``, and the "use when" and "not for" text
+  (:mod:`skillsite.index.clauses`), one field a line;
 - the distinct terms of the description, headings and body together (what ranking's
   ``lexical`` signal reads) as ``term:count``;
 - how many terms those three hold, for BM25's length normalization.
 
-Each of the first nine lines has a space before and after every term, so whether a field
+Each of the first eleven lines has a space before and after every term, so whether a field
 holds a term is a substring test, ``" term " in line`` (terms are letters and digits
 only, see :mod:`skillsite.index.tokens`), and so is whether it holds a phrase.
 """
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
     from skillsite.entries import IndexDoc
 
 FIELDS = ("name", "title", "description", "tags", "intents", "applies_to", "compatibility",
-          "headings")
+          "headings", "use_when", "not_for")
 LEXICAL = len(FIELDS)
 LENGTH = LEXICAL + 1
 LINES = LENGTH + 1

@@ -27,12 +27,15 @@ from skillsite.index.fields import (
     PRESENCE_FIELDS,
     TEXT_FIELDS,
     boosts,
+    engine_texts,
     leaves_out_body,
+    specificity,
+    term_weight,
 )
-from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS
+from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, typed_stems
 from skillsite.index.presence import padded_texts, presence_query
 from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
-from skillsite.index.tokens import query_terms
+from skillsite.index.tokens import partial_term, query_terms
 
 if TYPE_CHECKING:
     import tantivy
@@ -103,7 +106,7 @@ class TantivyWriter(IndexWriter):
         if self._slots is None:
             self._slots = read_names(self.path / NAMES_FILE)
             self._slots_written = len(self._slots)
-        document = tantivy.Document(**padded_texts(texts), **{KEY_FIELD: name})
+        document = tantivy.Document(**padded_texts(engine_texts(texts)), **{KEY_FIELD: name})
         document.add_unsigned(SLOT_FIELD, len(self._slots))
         self._slots.append(name)
         writer.add_document(document)
@@ -141,7 +144,7 @@ class TantivySearcher(IndexSearcher):
         self._schema = index.schema
         self._searcher = index.searcher()
         self._boosts = boosts()
-        self._kept: dict[tuple[str, bool], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
+        self._kept: dict[tuple[str, bool, bool], list[tuple[tantivy.Occur, tantivy.Query]]] = {}
         self._common: dict[str, bool] = {}  # term -> leaves_out_body, kept
         self._slot_names: NameTable | None = names
         self._named: dict[int, str] = {}              # slot -> skill name
@@ -150,11 +153,12 @@ class TantivySearcher(IndexSearcher):
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
-        hits = self._search([clause for term in terms for clause in self._clauses(term)],
-                            limit)
+        typed = partial_term(query)
+        hits = self._search([clause for term in terms
+                             for clause in self._clauses(term, typed=term == typed)], limit)
         if len(hits) < limit and any(self._leaves_out_body(term) for term in terms):
-            hits = self._search([clause for term in terms
-                                 for clause in self._clauses(term, lean=False)], limit)
+            hits = self._search([clause for term in terms for clause in self._clauses(
+                term, lean=False, typed=term == typed)], limit)
         slots = self._searcher.fast_field_values(SLOT_FIELD, [address for _, address in hits])
         kept = [self._named.get(slot) if isinstance(slot, int) else None for slot in slots]
         if None in kept:  # most hits are kept: no call for each
@@ -188,50 +192,69 @@ class TantivySearcher(IndexSearcher):
             name = self._named[slot] = self._slot_names.name(slot)
         return name
 
-    def _clauses(self, term: str, *, lean: bool = True
+    def _clauses(self, term: str, *, lean: bool = True, typed: bool = False
                  ) -> list[tuple[tantivy.Occur, tantivy.Query]]:
         """A term's boosted queries on every field (but the body, when ``lean`` and
-        :func:`~skillsite.index.fields.leaves_out_body`), and its prefix and one-typo queries
-        on names, titles and tags: kept, since a long-lived reader sees the same words
-        again."""
-        known = self._kept.get((term, lean))
+        :func:`~skillsite.index.fields.leaves_out_body`), and its one-typo queries on names,
+        titles and tags, or, for a word being ``typed``, its prefix ones: kept, since a
+        long-lived reader sees the same words again. A presence clause scores the field's
+        weight times the term's weight and specificity there, as ranking does."""
+        known = self._kept.get((term, lean, typed))
         if known is not None:
             return known
         import tantivy
 
         query_of, should = tantivy.Query, tantivy.Occur.Should
         skipped = BODY_FIELD if lean and self._leaves_out_body(term) else None
+        docs = self._searcher.num_docs
+        weight = term_weight(self._searcher.doc_freq(BODY_FIELD, term)
+                             or self._searcher.doc_freq("description", term), docs)
         clauses = []
         for field, boost in self._boosts.items():
             docs_with_term = self._searcher.doc_freq(field, term)
             if field == skipped or not docs_with_term:
                 continue  # a field without the term would add nothing to any score
             query = query_of.term_query(self._schema, field, term)
-            clauses.append((should, presence_query(
-                query, boost, docs_with_term, self._searcher.num_docs)
-                if field in PRESENCE_FIELDS else query_of.boost_query(query, boost)))
+            if field in PRESENCE_FIELDS:
+                scale = weight * (specificity(docs_with_term, docs)
+                                  if field in FUZZY_FIELDS else 1.0)
+                if scale > 0:
+                    clauses.append((should, presence_query(query, boost * scale,
+                                                           docs_with_term, docs)))
+            else:
+                clauses.append((should, query_of.boost_query(query, boost)))
         if len(term) >= FUZZY_MIN_CHARS:
             typo = term not in self.known_words((term,))
-            for field in FUZZY_FIELDS:
-                clause = self._loose_clause(field, term, typo)
-                if clause is not None:
-                    clauses.append((should, clause))
+            if typed or typo:
+                for field in FUZZY_FIELDS:
+                    clause = self._loose_clause(field, term, typo, typed, weight)
+                    if clause is not None:
+                        clauses.append((should, clause))
         if len(self._kept) >= CLAUSES_KEPT:
             self._kept.clear()
-        self._kept[term, lean] = clauses
+        self._kept[term, lean, typed] = clauses
         return clauses
 
-    def _loose_clause(self, field: str, term: str, typo: bool) -> tantivy.Query | None:
-        """At a constant score: the documents whose ``field`` has a longer word that begins
-        with ``term``, or, for a ``typo``, also one within an edit of that (see
+    def _loose_clause(self, field: str, term: str, typo: bool, typed: bool, weight: float
+                      ) -> tantivy.Query | None:
+        """At a constant score: for a word being ``typed``, the documents whose ``field``
+        has a longer word that begins with ``term`` (or, for a ``typo``, begins within an
+        edit of it); for a whole word, one within an edit of it (see
         :mod:`skillsite.index.fuzzy`). None when there is no such word."""
         import tantivy
 
-        query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST
+        query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST * weight
         if typo:
-            return query_of.boost_query(query_of.fuzzy_term_query(
-                self._schema, field, term, distance=1, transposition_cost_one=True,
-                prefix=True), boost)
+            fuzzy = query_of.fuzzy_term_query(self._schema, field, term, distance=1,
+                                              transposition_cost_one=True, prefix=typed)
+            stems = [word for word in typed_stems(term) if self._searcher.doc_freq(field, word)
+                     ] if typed else []
+            if stems:  # the stems a word being typed runs past (see skillsite.index.fuzzy)
+                fuzzy = query_of.boolean_query([
+                    (tantivy.Occur.Should, fuzzy),
+                    (tantivy.Occur.Should, query_of.term_set_query(self._schema, field, stems))])
+                return query_of.const_score_query(fuzzy, boost)
+            return query_of.boost_query(fuzzy, boost)
         longer = [word for word, _ in self._searcher.terms_with_prefix(field, term)
                   if word != term]
         if not longer:

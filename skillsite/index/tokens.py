@@ -14,10 +14,13 @@ The rules, in order:
 2. Split on anything that is not a letter or a digit; ``_`` and ``-`` split too, so
    ``pdf-extract`` and ``pdf_extract`` both give ``pdf``, ``extract``.
 3. Drop tokens longer than :data:`MAX_TOKEN_CHARS` (base64 blobs, hashes) and the
-   tiny :data:`STOP_WORDS` list.
-4. Strip a plural ``s`` lightly (:func:`stem`): ``skills`` → ``skill``,
-   ``libraries`` → ``library``, ``classes`` → ``class``; ``status``, ``analysis``,
-   ``class`` and words of three letters or fewer stay as they are.
+   :data:`STOP_WORDS` (function words: a task says "help me write my first ..."; they
+   carry nothing).
+4. Reduce each word to its English Snowball stem (:func:`stem`, PyStemmer), so the
+   forms of one word meet: ``creating``, ``created`` and ``creates`` are ``creat``;
+   ``decks`` is ``deck``. A stem is a whole word's: ``create`` never matches ``creator``
+   (a prefix match is only for a word still being typed, see :func:`partial_term`). An
+   acronym's plural loses its ``s`` too (``PDFs``, ``PRs``), which Snowball keeps.
 
 Query syntax is never interpreted: quotes, colons, parentheses and ``AND`` are just
 punctuation or words, so no user input can make a query fail.
@@ -25,12 +28,24 @@ punctuation or words, so no user input can make a query fail.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import Stemmer
 
 MAX_TOKEN_CHARS = 64
 
 STOP_WORDS: frozenset[str] = frozenset(
-    "a an and are as at be by for from in is it of on or the this that to with".split()
+    "a an and are as at be by for from in is it of on or the this that to with"
+    " i me my mine we us our ours you your yours he him his she her its they them their"
+    " am was were been being do does did can could should would will shall may might must"
+    " so than then there these those into onto what which who whom how why when where"
+    " all any each some such very just also too own".split()
 )
+#: A query of at most this many terms whose last word has no space after it may be a word
+#: still being typed: its last term also matches the longer words it begins.
+PARTIAL_MAX_TERMS = 4
 
 _WORD = re.compile(r"[^\W_]+")
 # For ASCII text, the same split as _WORD, about twice as fast: indexing spends
@@ -89,17 +104,35 @@ def joined(text: str) -> str:
     return " ".join(map(_TERMS.__getitem__, words)).strip()
 
 
+def partial_term(text: str) -> str | None:
+    """The last term of ``text`` when it may be a word still being typed: ``text`` ends in
+    a letter or digit (no space or punctuation after it) and has at most
+    :data:`PARTIAL_MAX_TERMS` terms. ``kube`` → ``kube``; ``kube `` and a long task → None."""
+    if not text or not text[-1].isalnum():
+        return None
+    terms = tokenize(text)
+    if not terms or len(terms) > PARTIAL_MAX_TERMS or not text.lower().endswith(terms[-1]):
+        return None  # the last word was a stop word, or its stem is not what was typed
+    return terms[-1]
+
+
+_VOWELS = frozenset("aeiouy")
+
+
 def stem(word: str) -> str:
-    """Strip an English plural ending, conservatively; ``word`` is already lowercase."""
-    if len(word) <= 3 or not word.endswith("s") or word.isdigit():
-        return word
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith(("ss", "us", "is")):
-        return word
-    return word[:-1]
+    """The Snowball (Porter2) English stem of ``word``, already lowercase; an acronym's
+    plural (no vowel before the final ``s``: ``pdfs``, ``llms``) loses the ``s``."""
+    if len(word) >= 3 and word.endswith("s") and not _VOWELS.intersection(word[:-1]) \
+            and not word.isdigit():
+        return word[:-1]
+    return _stemmer().stemWord(word)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Stemmer.Stemmer:
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
 
 
 def _term(token: str) -> str:

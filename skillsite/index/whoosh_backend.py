@@ -27,10 +27,19 @@ from skillsite.index.fields import (
     PRESENCE_FIELDS,
     TEXT_FIELDS,
     boosts,
+    engine_texts,
     leaves_out_body,
+    specificity,
+    term_weight,
 )
-from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, near_prefix
-from skillsite.index.tokens import query_terms
+from skillsite.index.fuzzy import (
+    FUZZY_BOOST,
+    FUZZY_FIELDS,
+    FUZZY_MIN_CHARS,
+    near_typed,
+    near_word,
+)
+from skillsite.index.tokens import partial_term, query_terms
 
 WRITER_LIMIT_MB = 256
 
@@ -93,7 +102,7 @@ class WhooshWriter(IndexWriter):
                     for name in deletes:
                         writer.delete_by_term(KEY_FIELD, name, searcher=searcher)
             for name, texts in docs:
-                writer.add_document(**{KEY_FIELD: name}, **texts)
+                writer.add_document(**{KEY_FIELD: name}, **engine_texts(texts))
         except BaseException:
             writer.cancel()
             raise
@@ -118,43 +127,63 @@ class WhooshSearcher(IndexSearcher):
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
+        docs = self._searcher.doc_count()
         common = {term for term in terms if leaves_out_body(
-            self._searcher.doc_frequency(BODY_FIELD, term), self._searcher.doc_count())}
+            self._searcher.doc_frequency(BODY_FIELD, term), docs)}
+        weights = {term: term_weight(self._searcher.doc_frequency(BODY_FIELD, term)
+                                     or self._searcher.doc_frequency("description", term),
+                                     docs) for term in terms}
+        typed = partial_term(query)
         loose: list[Any] = []  # as tantivy's: one constant score per field and term
         known = self.known_words(term for term in terms if len(term) >= FUZZY_MIN_CHARS)
         for term in terms:
-            if len(term) >= FUZZY_MIN_CHARS:
+            typo = term not in known
+            if len(term) >= FUZZY_MIN_CHARS and (term == typed or typo):
                 for field in FUZZY_FIELDS:
-                    words = self._near(field, term, term not in known)
+                    words = self._near(field, term, typo, term == typed)
                     if words:
                         loose.append(ConstantScoreQuery(
                             Or([Term(field, word) for word in words]),
-                            score=self._boosts[field] * FUZZY_BOOST))
-        results = self._search(terms, loose, limit, leaving_out=common)
+                            score=self._boosts[field] * FUZZY_BOOST * weights[term]))
+        results = self._search(terms, weights, loose, limit, leaving_out=common)
         if results.scored_length() < limit and common:  # as tantivy_backend: ask again
-            results = self._search(terms, loose, limit, leaving_out=set())
+            results = self._search(terms, weights, loose, limit, leaving_out=set())
         return [str(hit[KEY_FIELD]) for hit in results]
 
-    def _search(self, terms: list[str], loose: list[Any], limit: int, *,
-                leaving_out: set[str]) -> Any:
+    def _search(self, terms: list[str], weights: dict[str, float], loose: list[Any],
+                limit: int, *, leaving_out: set[str]) -> Any:
         """Whoosh's hits for the terms on every field (but the body for ``leaving_out``),
-        or'ed with the ``loose`` (prefix and typo) terms."""
+        or'ed with the ``loose`` (prefix and typo) terms. A presence clause scores the
+        field's weight times the term's weight and specificity there, as ranking does."""
         from whoosh.query import ConstantScoreQuery, Or, Term
 
-        clauses = [ConstantScoreQuery(Term(field, term), score=boost)
-                   if field in PRESENCE_FIELDS else Term(field, term, boost=boost)
-                   for term in terms for field, boost in self._boosts.items()
-                   if not (field == BODY_FIELD and term in leaving_out)]
+        docs = self._searcher.doc_count()
+        clauses = []
+        for term in terms:
+            for field, boost in self._boosts.items():
+                if field == BODY_FIELD and term in leaving_out:
+                    continue
+                if field not in PRESENCE_FIELDS:
+                    clauses.append(Term(field, term, boost=boost))
+                    continue
+                scale = weights[term] * (specificity(
+                    self._searcher.doc_frequency(field, term), docs)
+                    if field in FUZZY_FIELDS else 1.0)
+                if scale > 0:
+                    clauses.append(ConstantScoreQuery(Term(field, term), score=boost * scale))
         return self._searcher.search(Or(clauses + loose), limit=limit)
 
-    def _near(self, field: str, term: str, typo: bool) -> list[str]:
-        """The longer words of ``field`` that begin with ``term``, or, for a ``typo``, also
-        those within one edit of that. One edit keeps the first or the second letter of the
-        word among the term's first two, so only those words are compared."""
+    def _near(self, field: str, term: str, typo: bool, typed: bool) -> list[str]:
+        """For a word being ``typed``: the longer words of ``field`` that begin with
+        ``term``, or, for a ``typo``, also those that begin within one edit of it; for a
+        whole word (a typo), the words within one edit of it. One edit keeps the first or
+        the second letter of the word among the term's first two, so only those words are
+        compared."""
         by_letter = self._lexicon(field)
         pool = {word for letter in set(term[:2]) for word in by_letter.get(letter, ())}
         if typo:
-            return sorted(word for word in pool if near_prefix(term, word))
+            near = near_typed if typed else near_word
+            return sorted(word for word in pool if word == term or near(term, word))
         return sorted(word for word in pool if word != term and word.startswith(term))
 
     def may_hold(self, name: str) -> bool:

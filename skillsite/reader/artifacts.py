@@ -20,8 +20,11 @@ from skillsite.store.manifest import file_sha256
 MANIFEST = "manifest.json"
 #: Threads that hash dist/ for :meth:`Artifacts.verify`.
 HASHING_THREADS = min(4, os.cpu_count() or 1)
-#: The artifact format major version this reader understands (any 2.x).
+#: The artifact format major version this reader understands (any 1.x) ...
 SUPPORTED_MAJOR = 1
+#: ... from this minor on: 1.1's index and ranking records hold Snowball stems, and a
+#: 1.0 dist's plain terms would silently miss most inflected words.
+OLDEST_MINOR = 1
 _REBUILD = "rebuild it with `skillsite build`"
 
 
@@ -166,12 +169,13 @@ def _load_manifest(dist: Path) -> dict[str, Any]:
 
 def _check_version(path: Path, manifest: dict[str, Any]) -> None:
     version = manifest.get("artifact_version")
-    major = str(version).split(".")[0] if isinstance(version, str) else ""
-    if major != str(SUPPORTED_MAJOR):
+    major, _, minor = str(version).partition(".") if isinstance(version, str) else ("", "", "")
+    if major != str(SUPPORTED_MAJOR) or not (minor.isdecimal() and int(minor) >= OLDEST_MINOR):
         built_by = manifest.get("skillsite_version", "an unknown skillsite")
         raise ReaderError("unsupported-artifact-version",
                           f"{path}: artifact_version {version!r} (built by skillsite "
-                          f"{built_by}); this reader reads {SUPPORTED_MAJOR}.x; rebuild "
+                          f"{built_by}); this reader reads {SUPPORTED_MAJOR}.{OLDEST_MINOR} and "
+                          f"later {SUPPORTED_MAJOR}.x; rebuild "
                           "dist/ with this skillsite (`skillsite build`)",
                           artifact_version=version)
     for key in ("index_backend", "files"):

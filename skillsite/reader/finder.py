@@ -8,9 +8,9 @@ skill first, before any ranking.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from skillsite.entries import RISKS, IndexDoc
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS
@@ -18,6 +18,9 @@ from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.reader.artifacts import Artifacts
 from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
+
+if TYPE_CHECKING:
+    from skillsite.index.ranking import Corpus
 
 #: Engine candidates that ranking orders. The engines score as ranking does (see
 #: skillsite.index.fields.boosts), so 30 hold 93 % of ranking's exact top 10 at 10k and at
@@ -42,6 +45,25 @@ CLASS_RISK = {"safe": "low", "mutating": "medium", "dangerous": "high"}
 INTENT_BONUS = 2.5
 APPLIES_TO_BONUS = 2.0
 CAPABILITY_BONUS = 1.0
+#: recommend: what a task's terms earn in a skill's "use when" text, and lose in its "not
+#: for" text (skillsite.index.clauses), times the weighted share of the terms found there.
+USE_WHEN_BONUS = 2.0
+NOT_FOR_PENALTY = 3.0
+#: ... but a term the skill's own name, title, description or "use when" hold is its own
+#: subject, not a neighbour's.
+NOT_FOR_UNLESS = ("name", "title", "description", "use_when")
+#: recommend ranks more candidates than search: its bonuses reorder them more.
+RECOMMEND_CANDIDATES = 60
+
+
+class Boost(NamedTuple):
+    """What ``recommend`` adds to a skill's score: ``weight`` × the weighted share of the
+    terms of ``text`` that its ``fields`` hold and its ``unless`` fields do not."""
+
+    weight: float
+    text: str
+    fields: tuple[str, ...]
+    unless: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -104,21 +126,6 @@ def index_doc(skill: StoredSkill) -> IndexDoc:
                     compatibility=str(meta.get("compatibility", "")),
                     headings=tuple(meta.get("headings", ())), body=skill.body,
                     terms=skill.terms)
-
-
-def with_verb_forms(query: str) -> str:
-    """``query`` plus the base forms of its -ing and -ed words (``auditing`` -> ``audit``,
-    ``diagnosing`` -> ``diagnose``, ``archived`` -> ``archive``): intents are often said
-    with a verb form that names and titles do not use. Both engines get the same terms."""
-    extra: list[str] = []
-    for term in query_terms(query):
-        if len(term) >= 6 and term.endswith("ing"):
-            extra += [term[:-3], term[:-3] + "e"]
-        elif len(term) >= 5 and term.endswith("ed"):
-            extra += [term[:-1], term[:-2]]
-    terms = set(query_terms(query))
-    forms = [form for form in dict.fromkeys(extra) if form not in terms and len(form) >= 3]
-    return " ".join([query, *forms]) if forms else query
 
 
 class Kept(dict[str, T]):
@@ -210,6 +217,38 @@ class Finder:
                 raise self.artifacts.damaged("index", f"cannot be read ({error})") from None
             return skills, {term: kept.get(term, 0) for term in terms}
 
+    def corpus(self, query: str) -> Corpus:
+        """What ranking weighs ``query``'s terms by: their weight among the bodies and how
+        specific they are in names, titles and tags (see :class:`~skillsite.index.ranking.Corpus`)."""
+        from skillsite.index.fields import specificity, term_weight
+        from skillsite.index.ranking import Corpus
+
+        terms = query_terms(query)
+        skills, bodies = self.document_frequencies(terms)
+        names, titles, tags = (self.field_frequencies(field, terms)
+                               for field in ("name", "title", "tags"))
+        return Corpus({term: term_weight(bodies[term], skills) for term in terms},
+                      {term: (specificity(names[term], skills),
+                              specificity(titles[term], skills),
+                              specificity(tags[term], skills)) for term in terms})
+
+    def field_frequencies(self, field: str, terms: list[str]) -> dict[str, int]:
+        """How many skills hold each of ``terms`` in the engine field ``field`` (kept)."""
+        from skillsite.index import SearchIndexError
+
+        with self._lock:
+            kept = self._freqs
+            missing = [term for term in terms if f"{field}\0{term}" not in kept]
+            if missing:
+                try:
+                    fresh = self._engine().doc_freqs(field, missing)
+                except SearchIndexError as error:
+                    raise self.artifacts.damaged("index", f"cannot be read ({error})") from None
+                if len(kept) + len(fresh) > FREQS_KEPT:
+                    kept.clear()
+                kept.update((f"{field}\0{term}", count) for term, count in fresh.items())
+            return {term: kept.get(f"{field}\0{term}", 0) for term in terms}
+
     def _engine(self) -> Any:
         """The engine, opened on first use (call with the lock held)."""
         if self._searcher is None:
@@ -247,28 +286,27 @@ class Finder:
         return next((found[name] for name in names if name in found), None)
 
     def ranked(self, query: str, filters: Filters, limit: int,
-               boosts: Sequence[tuple[float, str, tuple[str, ...]]] = ()
-               ) -> list[tuple[Hit, float]]:
-        """The best ``limit`` skills for ``query`` that pass ``filters``. ``boosts`` are
-        (weight, text, fields): a skill earns weight × the share of the text's terms
-        found in those of its fields (recommend's intent and applies_to).
+               boosts: Sequence[Boost] = ()) -> list[tuple[Hit, float]]:
+        """The best ``limit`` skills for ``query`` that pass ``filters``, each with what its
+        ``boosts`` add (recommend's intents, "use when", "not for", applies_to).
 
         Candidates are ranked from their ranking records alone; only the hits returned
         are read, and the listings of all candidates when filters need their metadata."""
         from skillsite.index.ranking import rank_records
 
-        wanted = FILTERED_CANDIDATES if filters else CANDIDATES
-        query = with_verb_forms(query)
+        wanted = FILTERED_CANDIDATES if filters else (
+            RECOMMEND_CANDIDATES if boosts else CANDIDATES)
         names = self.candidates(query, max(wanted, limit))
         if filters:
             listed = self.listings(names)
             names = [name for name in names
                      if (listing := listed.get(name)) is not None and filters.accepts(listing)]
         records = self.records(names)
+        corpus = self.corpus(query)
         scored = rank_records(query, records, limit=len(records),
-                              known=self.known_words(query))
+                              known=self.known_words(query), corpus=corpus)
         if boosts:
-            scored = [(name, round(score + _bonus(records[name], boosts), 6))
+            scored = [(name, round(score + _bonus(records[name], boosts, corpus.weights), 6))
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
         best = scored[:limit]
@@ -317,14 +355,21 @@ def _kept_or_read(kept: Kept[T], names: list[str],
     return found
 
 
-def _bonus(lines: list[str], boosts: Sequence[tuple[float, str, tuple[str, ...]]]) -> float:
+def _bonus(lines: list[str], boosts: Sequence[Boost], weights: Mapping[str, float]) -> float:
+    """What ``boosts`` add to a skill: weight × the weighted share of the text's terms
+    found in those of its fields (and in none of the ``unless`` fields); a negative weight
+    is a penalty."""
     total = 0.0
-    for weight, text, fields in boosts:
+    for weight, text, fields, unless in boosts:
         terms = query_terms(text)
         if not terms:
             continue
         present: set[str] = set()
         for field in fields:
             present.update(lines[FIELDS.index(field)].split())
-        total += weight * sum(term in present for term in terms) / len(terms)
+        for field in unless:
+            present.difference_update(lines[FIELDS.index(field)].split())
+        shares = [weights.get(term, 1.0) for term in terms]
+        total += weight * sum(share for term, share in zip(terms, shares)
+                              if term in present) / (sum(shares) or 1.0)
     return total

@@ -14,7 +14,11 @@ from skillsite.reader.finder import (
     APPLIES_TO_BONUS,
     CAPABILITY_BONUS,
     INTENT_BONUS,
+    NOT_FOR_PENALTY,
+    NOT_FOR_UNLESS,
     RISKS,
+    USE_WHEN_BONUS,
+    Boost,
     Filters,
 )
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
@@ -61,27 +65,31 @@ def recommend(session: Session, task: str, *,
               environment: str | Sequence[str] | Mapping[str, Any] | None = None,
               capabilities: str | Sequence[str] | None = None,
               limit: int = 5) -> results.SearchResult:
-    """Skills for a task, ranked with their intents and ``applies_to`` above bare
-    lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
-    matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
-    intents and compatibility."""
+    """Skills for a task: search's ranking of more candidates, plus what the task shares
+    with each skill's "use when" text and intents, less what it shares only with its "not
+    for" text (:mod:`skillsite.index.clauses`). ``environment`` (e.g. ``"kubernetes
+    linux"`` or a mapping) is matched against ``applies_to`` and compatibility,
+    ``capabilities`` against tags, intents and compatibility."""
     task = text_argument(task, "task", MAX_QUERY_CHARS)
     where, able = words(environment), words(capabilities)
     limit = clamp(limit, 1, 50, "limit")
     if session.ledger:
         session.ledger.check_query(task)
         limit = min(limit, session.ledger.policy.search_limit)
-    boosts = ((INTENT_BONUS, task, ("intents",)),
-              (APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
-              (CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
+    boosts = (Boost(INTENT_BONUS, task, ("intents",)),
+              Boost(USE_WHEN_BONUS, task, ("use_when",)),
+              # "not for" text names neighbours of the skill's own task: only the task's
+              # terms that the skill's own text lacks count against it.
+              Boost(-NOT_FOR_PENALTY, task, ("not_for",), NOT_FOR_UNLESS),
+              Boost(APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
+              Boost(CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
     query = " ".join(part for part in (task, where, able) if part)
     return _answer(session, query, limit, _ranked(session, query, Filters(), limit, boosts),
                    browse=False)
 
 
 def _ranked(session: Session, query: str, filters: Filters, limit: int,
-            boosts: Sequence[tuple[float, str, tuple[str, ...]]]
-            ) -> list[tuple[Hit, float]]:
+            boosts: Sequence[Boost]) -> list[tuple[Hit, float]]:
     hits = session.finder.ranked(query, filters, limit, boosts)
     exact = session.finder.exact(query)
     if exact is not None and filters:

@@ -16,8 +16,10 @@ if TYPE_CHECKING:  # concurrent.futures costs a reader's cold start 3-10 ms (log
 
 MANIFEST = "manifest.json"
 #: The format of every file in ``dist/`` (``docs/artifacts.md``). Restarted at 1.0 when
-#: skills became keyed by id; a reader accepts 1.x and answers anything else "rebuild".
-ARTIFACT_VERSION = "1.0"
+#: skills became keyed by id; 1.1: Snowball-stemmed index terms and ranking records with
+#: "use when" / "not for" lines. A reader accepts 1.1 and later 1.x and answers anything
+#: else "rebuild".
+ARTIFACT_VERSION = "1.1"
 
 
 def fsync_file(path: Path) -> None:

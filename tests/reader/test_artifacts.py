@@ -34,7 +34,7 @@ def test_no_manifest_is_not_a_dist(tmp_path: Path) -> None:
     assert error.value.code == "not-a-dist" and "skillsite build" in error.value.message
 
 
-@pytest.mark.parametrize("version", ["3.0", "2.5", "2.4", "0.9", "x", None])
+@pytest.mark.parametrize("version", ["3.0", "2.5", "2.4", "1.0", "0.9", "1", "x", None])
 def test_an_unknown_major_version_is_refused(copy: Path, version: object) -> None:
     data = manifest(copy)
     data["artifact_version"] = version
