@@ -47,8 +47,8 @@ def measure(dist: Path, count: int, sizes: list[int]) -> None:
     started = time.perf_counter()
     records = _every_record(library)
     queries = _queries(random.Random(11), count)
-    exact = {query: [name for name, _ in rank_records(query, records, limit=10,
-                                                       known=finder.known_words(query))]
+    exact = {query: [name for name, _ in rank_records(
+        query, records, limit=10, known=finder.known_words(query), corpus=finder.corpus(query))]
              for query in queries}
     print(f"\n== {dist}: {len(records)} skills, {len(queries)} queries; the exact top 10s "
           f"took {time.perf_counter() - started:.0f} s ==")
@@ -58,7 +58,8 @@ def measure(dist: Path, count: int, sizes: list[int]) -> None:
         for query in queries:
             candidates = finder.records(finder.candidates(query, size))
             got = [name for name, _ in rank_records(query, candidates, limit=10,
-                                                    known=finder.known_words(query))]
+                                                    known=finder.known_words(query),
+                                                    corpus=finder.corpus(query))]
             want = exact[query]
             found += len(set(got) & set(want))
             wanted += len(want)
