@@ -19,6 +19,7 @@ import hashlib
 import os
 import stat
 
+from skillsite.linter.bundle import bundled_files, real_root
 from skillsite.linter.capped import read_capped
 from skillsite.models import Document, SkillEntry
 from skillsite.store.content import FileRow
@@ -29,20 +30,23 @@ MAX_SKILL_BYTES = 8 * 1024 * 1024
 
 def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[FileRow, ...]:
     """The ``files`` rows of ``entry``: its own file first, then its supporting files."""
-    root = os.path.realpath(doc.source.root)
+    root = real_root(str(doc.source.root))
     own = os.path.abspath(doc.source.path)
     folder = os.path.dirname(own)
     rows = []
     left = MAX_SKILL_BYTES
     paths = [own] + [os.path.join(os.path.abspath(doc.source.root), p) for p in entry.files]
+    read = _already_read(doc, max_file_size)
     for path in paths:
         local = os.path.relpath(path, folder).replace(os.sep, "/")
         if local.startswith("../"):
             continue  # not inside the skill's folder
         cap = min(max_file_size, left)
-        # The skill's own file as it was linted, never read again.
-        size, data = ((len(doc.raw), doc.raw if len(doc.raw) <= cap else None)
-                      if path == own and doc.raw else _read(path, root, cap))
+        # The skill's own file as it was linted, never read again; nor a bundled file
+        # that linting read (a regular file of the skill's folder).
+        known = doc.raw if path == own and doc.raw else read.get(path)
+        size, data = ((len(known), known if len(known) <= cap else None)
+                      if known is not None else _read(path, root, cap))
         if size is None:
             continue
         if data is not None:
@@ -50,6 +54,15 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
         digest = hashlib.sha256(data).hexdigest() if data is not None else None
         rows.append((entry.key, local, size, digest, data))
     return tuple(rows)
+
+
+def _already_read(doc: Document, max_file_size: int) -> dict[str, bytes]:
+    """The bytes of the bundled files that linting read, by path: only regular files of
+    the skill's folder (a symlink's bundled path is its target's), within the size cap."""
+    if "bundled" not in doc.derived:
+        return {}
+    return {bundled.path: bundled.data for bundled in bundled_files(doc, max_file_size)
+            if bundled.data is not None and len(bundled.data) <= max_file_size}
 
 
 def _read(path: str, root: str, cap: int) -> tuple[int | None, bytes | None]:

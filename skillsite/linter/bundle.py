@@ -46,6 +46,9 @@ class Bundled:
     path: str
     size: int
     text: str | None
+    #: The bytes read (None when not read): the build keeps them in the content store
+    #: without reading the file again.
+    data: bytes | None = field(default=None, compare=False, repr=False)
     #: A licence, README, changelog, package manifest or client metadata file
     #: (``agents/openai.yaml``, read by Codex, not by the agent).
     for_people: bool = field(init=False, compare=False, repr=False)
@@ -70,6 +73,11 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
 @lru_cache(maxsize=64)
 def _real(root: str) -> str:
     return os.path.realpath(root)
+
+
+def real_root(root: str) -> str:
+    """The real path of a corpus root, worked out once per root."""
+    return _real(root)
 
 
 def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree) -> Iterator[Bundled]:
@@ -111,7 +119,7 @@ def _read(path: str, name: str, kind: str, rel: str, root: str, own: str,
         return None
     if len(raw) > max_size:
         return Bundled(rel, path, os.stat(path).st_size, None)
-    return Bundled(rel, path, len(raw), _text(raw))
+    return Bundled(rel, path, len(raw), _text(raw), raw)
 
 
 def _bytes(path: str, max_size: int) -> bytes | None:

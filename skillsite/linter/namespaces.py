@@ -66,6 +66,8 @@ class Namespaces:
     collections: tuple[str, ...] = ()
     _manifests: dict[str, ManifestFile | None] = field(default_factory=dict)
     _folders: dict[str, Namespace] = field(default_factory=dict)
+    #: Whether each top-level folder is a git work tree (a collection), looked up once.
+    _work_trees: dict[str, bool] = field(default_factory=dict)
     #: Each marketplace's local plugins, by the marketplace's folder (worked out once).
     _listed: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
 
@@ -83,9 +85,9 @@ class Namespaces:
             if folder == configured or folder.startswith(configured + "/"):
                 return configured
         top = folder.split("/", 1)[0]
-        if top and os.path.lexists(os.path.join(self.root, top, ".git")):
-            return top
-        return ""
+        if top and top not in self._work_trees:
+            self._work_trees[top] = os.path.lexists(os.path.join(self.root, top, ".git"))
+        return top if top and self._work_trees[top] else ""
 
     def manifest(self, folder: str, name: str) -> ManifestFile | None:
         """``folder/.claude-plugin/<name>``, parsed; None when there is none."""
@@ -146,6 +148,8 @@ def _ancestors(folder: str, root: str) -> list[str]:
 
 
 def _relative(path: str, root: str) -> str:
+    if path.startswith(root + os.sep) and root != os.sep:  # the usual case, without relpath
+        return path[len(root) + 1:].replace(os.sep, "/")
     relative = os.path.relpath(path, root).replace(os.sep, "/")
     return "" if relative == "." else relative
 

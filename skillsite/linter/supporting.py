@@ -103,7 +103,10 @@ class _Walk:
         return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file"
 
     def result(self) -> Supporting:
-        real = {os.path.realpath(os.path.join(self.folder, rel)) for rel in self.regular}
+        # A regular file of the walk lies in real folders below the skill's (the walk never
+        # goes into a symlinked one): its real path is the folder's and its own below it.
+        real_folder = os.path.realpath(self.folder)
+        real = {os.path.join(real_folder, rel) for rel in self.regular}
         real.add(os.path.realpath(self.own))
         files = list(self.regular)
         for rel in self.links:
