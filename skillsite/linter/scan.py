@@ -24,15 +24,18 @@ _INVISIBLE = {chr(c) for c in (0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0
                                0x2064, 0xFEFF, 0x180E, 0x00AD)}
 
 
+_SUSPECT = re.compile("[" + "".join(sorted(_BIDI | _INVISIBLE))
+                      + "\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
+
+
 def invisible_unicode(text: str) -> Found:
     """Bidirectional controls (Trojan Source), tag characters and zero-width characters;
     a zero-width joiner between two non-ASCII characters is part of an emoji, and a
     byte-order mark at the very start is an encoding signature, not hidden text."""
     if text.isascii():
         return
-    for offset, char in enumerate(text):
-        if char.isascii():
-            continue
+    for found in _SUSPECT.finditer(text):  # the characters the branches below look at
+        offset, char = found.start(), found.group()
         code = ord(char)
         if char in _BIDI:
             yield offset, f"bidirectional control U+{code:04X} can reorder what is shown"

@@ -121,3 +121,30 @@ def test_pipe_to_shell_finds_what_its_pattern_finds_over_the_whole_text() -> Non
         assert [at for at, _ in scan.pipe_to_shell(text)] == expected, text
         found += bool(expected)
     assert found > 300
+
+
+def test_invisible_unicode_finds_what_a_look_at_every_character_finds() -> None:
+    from skillsite.linter import scan
+
+    def every_character(text: str) -> list[int]:
+        found = []
+        for offset, char in enumerate(text):
+            code = ord(char)
+            if char in scan._BIDI or 0xE0000 <= code <= 0xE007F or (
+                    scan._variation_selector(code) and scan._smuggled(text, offset)) or (
+                    char in scan._INVISIBLE and offset
+                    and not scan._emoji_joiner(text, offset)):
+                found.append(offset)
+        return found
+
+    rng = random.Random(23)
+    pieces = ["a", " ", "\n", "\u00e9", "\U0001f600", "\u200d", "\u200b", "\u202e", "\u2066",
+              "\ufeff", "\ufe0f", "\ufe00", "\U000e0041", "\U000e0100", "\u4e00", "\u00ad",
+              "\u180e", "\u061c", "\u2060", "\u200c"]
+    found = 0
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        expected = every_character(text)
+        assert [at for at, _ in scan.invisible_unicode(text)] == expected, text
+        found += bool(expected)
+    assert found > 1000
