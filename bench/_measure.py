@@ -1,9 +1,10 @@
 """Run one skillsite command in this process and print its peak memory as JSON.
 
 ``python bench/_measure.py build CORPUS -o DIST ...`` prints, on its last line,
-``{"seconds": ..., "cpu_s": ..., "rss_mb": ..., "children_rss_mb": ...}``: wall time,
-CPU time (user + system, of the command and every child it waited for), the command's
-own peak resident memory and the largest of its worker processes'. With
+``{"seconds": ..., "cpu_s": ..., "own_cpu_s": ..., "rss_mb": ..., "children_rss_mb": ...}``:
+wall time, CPU time (user + system, of the command and every child it waited for; then of
+the command's own process alone), the command's own peak resident memory and the largest
+of its worker processes'. With
 ``SKILLSITE_SOURCE=DIR`` it runs the skillsite of that source tree instead of the
 installed one.
 """
@@ -32,7 +33,9 @@ if __name__ == "__main__":
     seconds = time.perf_counter() - started
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    cpu = sum(resource.getrusage(who).ru_utime + resource.getrusage(who).ru_stime
-              for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
-    print(json.dumps({"code": code, "seconds": seconds, "cpu_s": cpu, "rss_mb": own,
-                      "children_rss_mb": children}))
+    own_usage = resource.getrusage(resource.RUSAGE_SELF)
+    kids_usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own_cpu = own_usage.ru_utime + own_usage.ru_stime
+    cpu = own_cpu + kids_usage.ru_utime + kids_usage.ru_stime
+    print(json.dumps({"code": code, "seconds": seconds, "cpu_s": cpu, "own_cpu_s": own_cpu,
+                      "rss_mb": own, "children_rss_mb": children}))
