@@ -77,7 +77,7 @@ def _weigh(page: Any, url: str, query: str = "") -> tuple[int, int]:
     page.goto(url)
     page.wait_for_load_state("networkidle")
     if query:
-        box = page.locator("input[type=search]").first
+        box = page.locator("input[type=search], .pagefind-ui__search-input").first
         box.fill(query)
         page.wait_for_timeout(300)
         page.wait_for_load_state("networkidle")

@@ -60,8 +60,10 @@ def graph_svg(skill: SiteSkill, page_of: dict[str, str]) -> str:
     parts += [_edge(node, centre, into_centre=True) for node in left]
     parts += [_edge(centre, node, into_centre=False) for node in right]
     parts += left_labels + right_labels
-    parts += [_box(node) for node in left + right]
-    parts.append(_box(centre, current=True))
+    # Within a plugin the ids share their "plugin:" start: the boxes show the rest.
+    prefix = skill.name[:skill.name.rindex(":") + 1] if ":" in skill.name else ""
+    parts += [_box(node, prefix) for node in left + right]
+    parts.append(_box(centre, prefix, current=True))
     parts.append("</svg>")
     return "".join(parts)
 
@@ -97,8 +99,9 @@ def _edge(start: Node, end: Node, *, into_centre: bool) -> str:
             f'{x2:.0f},{y2:.0f}"/>')
 
 
-def _box(node: Node, *, current: bool = False) -> str:
-    label = node.name if len(node.name) <= MAX_LABEL else node.name[:MAX_LABEL - 1] + "…"
+def _box(node: Node, prefix: str, *, current: bool = False) -> str:
+    label = node.name[len(prefix):] if prefix and node.name.startswith(prefix) else node.name
+    label = label if len(label) <= MAX_LABEL else label[:MAX_LABEL - 1] + "…"
     kind = "skillsite-graph-node--current" if current else "skillsite-graph-node"
     inner = (f"<title>{text(node.name)}</title>"
              f'<rect x="{node.x:.0f}" y="{node.y:.0f}" width="{BOX_W}" height="{BOX_H}" '
