@@ -131,7 +131,8 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContex
     # vars() and repr() of the problems and flags (dataclasses) instead of asdict(), which
     # deep-copies every skill: 0.4 ms a page, most of an incremental plan.
     blob = json.dumps([key, vars(skill), flags, context.files,
-                       context.artifact, context.repository, context.commit,
+                       context.artifact, context.repository, context.commit, context.repo,
+                       context.marketplace, context.plugin_page, context.shared_tags,
                        [context.slugs.get(n) for n in neighbours]], sort_keys=True,
                       default=repr)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import replace
 
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import served_names
 from skillsite.site.install import Where, install_html
+from skillsite.site.pages import _page_key
+from skillsite.site.skill_page import PageContext
 
 
 def _skill(skill_id: str, name: str) -> SiteSkill:
@@ -35,3 +38,15 @@ def test_commands_quote_every_value_and_install_under_the_served_name() -> None:
                              repo="acme/skills"))
     assert "/plugin" not in odd and "mkdir" not in odd and "No install command" in odd
     assert "skillsite read &#x27;a b;c&#x27;" in odd
+
+
+def test_what_the_install_box_and_relations_show_is_in_the_page_key() -> None:
+    """A page is rendered again when its plugin's marketplace, the repository, its
+    plugin's page or the tags it shares change, even if the skill did not."""
+    skill = _skill("toolbox:lint-docs", "lint-docs")
+    base = PageContext({}, {}, "", repo="acme/skills", marketplace="acme-tools",
+                       plugin_page="plugins/toolbox", shared_tags={"other": ["docs"]})
+    key = _page_key(skill, "input", [], base)
+    for change in ({"repo": "acme/other"}, {"marketplace": "acme-docs"},
+                   {"plugin_page": "plugins/toolbox2"}, {"shared_tags": {"other": ["x"]}}):
+        assert _page_key(skill, "input", [], replace(base, **change)) != key, change

@@ -268,3 +268,4 @@ def test_the_canonical_url_follows_site_url(shared_site: Path) -> None:
         head = _head(shared_site, path)
         assert head.canonical == SITE_URL + path, path
         assert head.meta["og:url"] == SITE_URL + path
+
