@@ -58,9 +58,17 @@ def install_html(where: Where) -> str:
                  "and read it</summary>\n" + "\n".join(_shown(c) for c in more)
                  + "\n</details>")
     if not where.artifact:
-        html += ("\n<p>No install command: a client can only invoke a skill whose name is "
-                 "lowercase letters, digits and single hyphens (at most 64).</p>")
+        html += f"\n<p>{text(_no_download(where))}</p>"
     return html
+
+
+def _no_download(where: Where) -> str:
+    if not publishable(where.name):
+        return ("No install command: a client can only invoke a skill whose name is "
+                "lowercase letters, digits and single hyphens (at most 64).")
+    instead = " Install its plugin instead (above)." if _plugin(where) else ""
+    return (f"No download command: other skills of this catalog are also named "
+            f"{where.name}, and the discovery index serves one skill per name.{instead}")
 
 
 def _commands(where: Where) -> tuple[list[Command], list[Command]]:

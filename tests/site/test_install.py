@@ -50,3 +50,11 @@ def test_what_the_install_box_and_relations_show_is_in_the_page_key() -> None:
     for change in ({"repo": "acme/other"}, {"marketplace": "acme-docs"},
                    {"plugin_page": "plugins/toolbox2"}, {"shared_tags": {"other": ["x"]}}):
         assert _page_key(skill, "input", [], replace(base, **change)) != key, change
+
+
+def test_a_skill_whose_name_others_share_says_why_it_has_no_download() -> None:
+    html = install_html(Where("discord:access", "access", "", plugin="discord",
+                              marketplace="chat", repo="acme/skills"))
+    assert "/plugin install discord@chat" in html and "mkdir" not in html
+    assert "other skills of this catalog are also named access" in html
+    assert "Install its plugin instead" in html and "lowercase letters" not in html
