@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from skillsite.site.cards import skill_cards
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.install import plugin_commands
 from skillsite.site.markup import block, fields_table, front_matter, heading, href, link, table
@@ -125,7 +126,7 @@ def _plugin_page(plugin: dict[str, Any], path: str, skills: list[SiteSkill],
                                groups.repo(collection))
     if commands:
         pieces += [heading(2, "Install"), block(commands, "skillsite-use")]
-    pieces += [heading(2, f"Skills ({count})"), block(_skills_table(skills, path),
+    pieces += [heading(2, f"Skills ({count})"), block(_skills(skills, path),
                                                      "skillsite-listing")]
     return "\n".join(pieces)
 
@@ -176,16 +177,14 @@ def _collection_page(collection: dict[str, Any], path: str, skills: list[SiteSki
     if rows:
         pieces += [heading(2, "About"), block(fields_table(rows), "skillsite-source")]
     pieces += [heading(2, f"Skills ({len(skills)})"),
-               block(_skills_table(skills, path), "skillsite-listing")]
+               block(_skills(skills, path), "skillsite-listing")]
     return "\n".join(pieces)
 
 
-def _skills_table(skills: list[SiteSkill], here: str) -> str:
+def _skills(skills: list[SiteSkill], here: str) -> str:
     if not skills:
         return "<p>No skill of it was published in this catalog.</p>"
-    rows = [[link(href(here, f"skills/{s.slug}"), s.name), text(_short(s.description))]
-            for s in sorted(skills, key=lambda s: s.name)]
-    return table(("skill", "description"), rows)
+    return skill_cards(here, sorted(skills, key=lambda s: s.name))
 
 
 def _plugins_index(plugins: list[dict[str, Any]]) -> str:

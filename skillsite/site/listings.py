@@ -5,22 +5,21 @@ A listing is a list of cards (name, description, and a line of what else is know
 which fits a phone's width, with filters that the site's script keeps in the URL."""
 from __future__ import annotations
 
-import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from skillsite.models import Problem
 from skillsite.site.about import About
+from skillsite.site.cards import LEVELS, short, skill_cards
 from skillsite.site.data import SiteSkill, slug_of
+from skillsite.site.groups import collection_path, plugin_path
 from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
 
-MAX_DESCRIPTION = 240
 TOP_TAGS = 24
+TOP_PLUGINS = 12
 RECENT = 10
-#: A skill's trust level, as a listing says it.
-LEVELS = {"none": "no concerns", "review": "to review", "high": "high risk"}
 
 
 @dataclass(frozen=True)
@@ -104,9 +103,12 @@ def _home(listed: list[Listed], problems: list[Problem], corpus: Corpus,
                    "skillsite-home")]
     plugins = [p for p in corpus.plugins if int(p.get("skills") or 0) > 0]
     if plugins:
-        parts += [heading(2, "Plugins"), block(_plugin_cards(plugins), "skillsite-groups")]
+        more = f'<p>{link("plugins/", f"All {len(plugins)} plugins")}</p>' \
+            if len(plugins) > TOP_PLUGINS else ""
+        parts += [heading(2, "Plugins"),
+                  block(_plugin_cards(plugins) + more, "skillsite-groups")]
     if corpus.collections:
-        chips = [(link(href("", "skills") + f"?collection={_query(c['name'])}", c["name"]),
+        chips = [(link(href("", collection_path(c["name"])), c["name"]),
                   int(c.get("skills") or 0)) for c in corpus.collections]
         parts += [heading(2, "Collections"), block(_chips(chips), "skillsite-groups")]
     counted = Counter(c for c in categories.values() if c)
@@ -124,7 +126,7 @@ def _home(listed: list[Listed], problems: list[Problem], corpus: Corpus,
     recent = _recent(listed)
     if recent:
         parts += [heading(2, "Recently changed"),
-                  block(_cards("", recent, {}) + "<p>"
+                  block(skill_cards("", [i.skill for i in recent]) + "<p>"
                         + link("skills/?sort=changed", "Every skill, by last change")
                         + "</p>", "skillsite-recent")]
     parts.append(block(
@@ -164,14 +166,15 @@ def _stats(listed: list[Listed], problems: list[Problem], corpus: Corpus,
 
 def _plugin_cards(plugins: list[dict[str, Any]]) -> str:
     cards = []
-    for plugin in sorted(plugins, key=lambda p: (-int(p.get("skills") or 0), p["name"])):
+    ranked = sorted(plugins, key=lambda p: (-int(p.get("skills") or 0), p["name"]))
+    for plugin in ranked[:TOP_PLUGINS]:
         name = str(plugin.get("display_name") or plugin["name"])
-        url = href("", "skills") + f"?plugin={_query(plugin['name'])}"
+        url = href("", plugin_path(plugin["name"], str(plugin.get("collection") or "")))
         extra = f" · {text(plugin['category'])}" if isinstance(plugin.get("category"), str) \
             and plugin["category"] else ""
         cards.append(f'<li class="skillsite-card">{link(url, name)}'
                      f'<p class="skillsite-card__description">'
-                     f'{text(_short(str(plugin.get("description") or "")))}</p>'
+                     f'{text(short(str(plugin.get("description") or "")))}</p>'
                      f'<p class="skillsite-card__meta">{int(plugin.get("skills") or 0)} skills'
                      f"{extra}</p></li>")
     return f'<ul class="skillsite-cards skillsite-cards--grid">{"".join(cards)}</ul>'
@@ -208,7 +211,8 @@ class _Lister:
             block(_filters(members, self.categories)
                   + f'<p class="skillsite-count" role="status">{count}</p>',
                   "skillsite-intro"),
-            block(_cards(here, members, self.categories), "skillsite-listing")])
+            block(skill_cards(here, [m.skill for m in members], self.categories),
+                  "skillsite-listing")])
 
 
 def _filters(members: list[Listed], categories: dict[str, str]) -> str:
@@ -253,46 +257,6 @@ def _filters(members: list[Listed], categories: dict[str, str]) -> str:
             '<option value="changed">by last change</option></select></label></form>')
 
 
-def _cards(here: str, members: list[Listed], categories: dict[str, str]) -> str:
-    cards = []
-    for item in members:
-        skill = item.skill
-        data = {"key": skill.name.lower(), "format": skill.format, "plugin": skill.plugin,
-                "collection": skill.collection, "category": categories.get(skill.name, ""),
-                "trust": skill.level, "problems": str(len(skill.problems)),
-                "changed": str(skill.changed)}
-        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data.items())
-        level = "" if skill.level == "none" else (
-            f' <span class="skillsite-level skillsite-level--{attr(skill.level)}">'
-            f"{text(LEVELS.get(skill.level, skill.level))}</span>")
-        cards.append(f'<li class="skillsite-card"{extra}>'
-                     f'{link(href(here, f"skills/{skill.slug}"), skill.name)}{level}'
-                     f'<p class="skillsite-card__description">'
-                     f"{text(_short(skill.description))}</p>"
-                     f'<p class="skillsite-card__meta">{_meta(skill, categories)}</p></li>')
-    return f'<ol class="skillsite-cards">{"".join(cards)}</ol>'
-
-
-def _meta(skill: SiteSkill, categories: dict[str, str]) -> str:
-    said = []
-    if skill.plugin:
-        said.append(f"plugin {text(skill.plugin)}")
-    if skill.collection:
-        said.append(f"collection {text(skill.collection)}")
-    if categories.get(skill.name):
-        said.append(text(categories[skill.name]))
-    if skill.tags:
-        said.append("tags: " + text(", ".join(dict.fromkeys(skill.tags))))
-    if skill.format != "skill-md":
-        said.append(text(skill.format))
-    if skill.problems:
-        said.append(f"{len(skill.problems)} problem{'s' if len(skill.problems) > 1 else ''}")
-    if skill.changed:
-        day = time.strftime("%Y-%m-%d", time.gmtime(skill.changed))
-        said.append(f'changed <time datetime="{day}">{day}</time>')
-    return " · ".join(said)
-
-
 def _index_page(title: str, here: str, noun: str,
                 groups: dict[str, list[Listed]]) -> str:
     rows = [[link(href(here, f"{here}/{slug_of(name) if here != 'formats' else name}"),
@@ -327,12 +291,3 @@ def _plural(count: int, one: str, many: str = "") -> str:
     return one if count == 1 else (many or one + "s")
 
 
-def _query(value: str) -> str:
-    from urllib.parse import quote
-
-    return quote(value, safe="")
-
-
-def _short(description: str) -> str:
-    words = " ".join(description.split())
-    return words if len(words) <= MAX_DESCRIPTION else words[:MAX_DESCRIPTION - 1] + "…"
