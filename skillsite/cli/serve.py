@@ -96,9 +96,14 @@ def build_summary(left_out: list[str], unreadable: list[str], severities: list[s
     errors = severities.count("error")
     lines = [f"  left out: {paths(left_out)}", f"  not readable as skills: {paths(unreadable)}"]
     if severities:
-        lines.append(f"  {len(severities)} problems ({errors} errors, "
-                     f"{len(severities) - errors} warnings): see /problems/ on the site")
+        warnings = len(severities) - errors
+        lines.append(f"  {_count(len(severities), 'problem')} ({_count(errors, 'error')}, "
+                     f"{_count(warnings, 'warning')}): see /problems/ on the site")
     return lines
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _stop(signum: int, frame: object) -> None:
