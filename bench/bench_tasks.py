@@ -121,9 +121,16 @@ def build_key(corpus: Path) -> str:
     return f"{commit}-{digest.hexdigest()[:12]}"
 
 
-def built(corpus: Path, engine: str, workdir: Path, rebuild: bool) -> Path:
-    """The dist/ of ``corpus`` built with ``engine`` under ``workdir``, built if missing."""
+def built(corpus: Path, engine: str, workdir: Path, rebuild: bool, reuse: bool = False
+          ) -> Path:
+    """The dist/ of ``corpus`` built with ``engine`` under ``workdir``, built if missing
+    (with ``reuse``, the newest build of that corpus and engine, whatever its key)."""
     dist = workdir / f"{corpus.name}-{engine}-{build_key(corpus)}"
+    if reuse and not rebuild:
+        older = sorted(workdir.glob(f"{corpus.name}-{engine}-*/manifest.json"),
+                       key=lambda path: path.stat().st_mtime)
+        if older:
+            return older[-1].parent
     if rebuild or not (dist / "manifest.json").is_file():
         done = subprocess.run(
             [sys.executable, "-m", "skillsite", "build", str(corpus), "-o", str(dist),
@@ -167,6 +174,9 @@ def main() -> None:
                         help="With --ranker: leave skillsite's own ranking out.")
     parser.add_argument("--show-misses", action="store_true")
     parser.add_argument("--rebuild", action="store_true", help="Build even when cached.")
+    parser.add_argument("--reuse", action="store_true",
+                        help="Use the newest build of each corpus even if the index code "
+                             "changed since (for changes that only touch querying).")
     args = parser.parse_args()
 
     repos, tasks = load_tasks(args.queries)
@@ -181,8 +191,8 @@ def main() -> None:
     holdout = sum(task.holdout for task in tasks)
     print(f"{len(tasks)} tasks ({holdout} holdout) over {len(repos)} corpora")
     for engine in args.engines:
-        dists = {name: built(args.corpora / name, engine, args.workdir, args.rebuild)
-                 for name in repos}
+        dists = {name: built(args.corpora / name, engine, args.workdir, args.rebuild,
+                             args.reuse) for name in repos}
         for label, ranker in rankers.items():
             for operation in OPERATIONS:
                 scores = evaluate(tasks, dists, ranker, operation)

@@ -113,11 +113,19 @@ def specificity(docs_with_term: int, docs: int) -> float:
     return max(0.0, 1.0 - docs_with_term / (COMMON_SHARE * docs))
 
 
+WEIGHT_FIELDS = ("body", "description", "name", "title", "tags")
+"""The fields whose document frequencies give a term its weight (the largest counts)."""
+
+
 def term_weight(docs_with_term: int, docs: int) -> float:
-    """A query term's weight: its inverse document frequency among the skills' bodies (or
-    descriptions), ``ln(1 + N / df)``, so that the words that tell a task apart count
-    more than ``use``, ``file`` or ``code``."""
-    return math.log(1.0 + max(docs, 1) / max(docs_with_term, 1))
+    """A query term's weight: its inverse document frequency, ``ln(1 + N / df)``, where
+    ``df`` is the most skills that hold it in one of :data:`WEIGHT_FIELDS`, so that the
+    words that tell a task apart count more than ``use``, ``file`` or ``code``. A term no
+    skill holds can only match as a typo of another word (``help`` of ``helm``), which says
+    little: it weighs as a word every skill holds."""
+    if docs_with_term <= 0:
+        return math.log(2.0)
+    return math.log(1.0 + max(docs, 1) / docs_with_term)
 
 
 PRESENCE_FIELDS = frozenset({"name", "title", "tags", "intents", "applies_to", "compatibility"})

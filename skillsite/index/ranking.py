@@ -17,15 +17,17 @@ multiplied by its Mini-A weight (docs/formats.md):
 - ``intent``, ``applies_to``, ``compatibility``: 1 for the term in that field;
 - ``graph``: the caller's 0..1 centrality of the skill.
 
-Terms are Snowball stems (:mod:`skillsite.index.tokens`). Each term's signals count by its
-weight, ``ln(1 + N/df)`` over the skills' bodies, normalized to sum 1 over the query
-(:class:`Corpus`, from the engine: a score that depends on the document, the query and the
-corpus, never on which other candidates came back); a name, title or tag match also counts
-by the word's :func:`~skillsite.index.fields.specificity` there, nothing for a word most
-names share. The rerank step then scales the sum by how much of the query (by weight) the
-skill covers, adds :data:`PHRASE_BONUS` when the query's terms appear in a row in the
-name, title or description, and :data:`EXACT_NAME_BONUS` when the query is the skill's
-name; ties go to the name that sorts first.
+Terms are Snowball stems (:mod:`skillsite.index.tokens`). Each term's lexical signal counts
+by its weight, ``ln(1 + N/df)`` with ``df`` the most skills holding it in one field,
+normalized to sum 1 over the query, as BM25's IDF does (:class:`Corpus`, from the engine:
+a score that depends on the document, the query and the corpus, never on which other
+candidates came back). The field signals count each term alike, times the word's
+:func:`~skillsite.index.fields.specificity` in names, titles and tags: nothing for a word
+most names share. A term no skill holds counts only as a possible typo or a word being
+typed. The rerank step then scales the sum by the share of the query's terms the skill
+covers, adds :data:`PHRASE_BONUS` when the query's terms appear in a row in the name,
+title or description, and :data:`EXACT_NAME_BONUS` when the query is the skill's name;
+ties go to the name that sorts first.
 """
 from __future__ import annotations
 
@@ -73,6 +75,8 @@ class Corpus(NamedTuple):
     weights: Mapping[str, float]
     #: term -> :func:`~skillsite.index.fields.specificity` in names, titles and tags
     specific: Mapping[str, tuple[float, float, float]]
+    #: the terms no skill holds: they weigh nothing unless a typo of them can match
+    absent: frozenset[str] = frozenset()
 
 
 _FLAT = Corpus({}, {})
@@ -102,12 +106,16 @@ def score_records(query: str, records: Mapping[str, list[str]], *,
     centrality = graph or {}
     typed = partial_term(query)
     typos = _typos(terms, typed, records.values(), known)
-    raw = [corpus.weights.get(term, 1.0) for term in terms]
+    # A term no skill holds tells no skill apart: it only counts when it may be a typo or
+    # a word being typed.
+    raw = [0.0 if term in corpus.absent and not typos[term] and term != typed
+           else corpus.weights.get(term, 1.0) for term in terms]
     total = sum(raw) or 1.0
+    counted = sum(1 for weight in raw if weight) or 1
     query_of = _Query([_Term(term, f" {term} ", f" {term}:", f" {term}",
                              term == typed and len(term) >= PREFIX_MIN_CHARS,
                              term == typed and len(term) >= FUZZY_MIN_CHARS,
-                             typos[term], weight / total,
+                             typos[term], weight / total, (weight > 0) / counted,
                              *corpus.specific.get(term, (1.0, 1.0, 1.0)))
                        for term, weight in zip(terms, raw)],
                       f" {' '.join(sequence)} ", len(sequence))
@@ -131,7 +139,8 @@ class _Term(NamedTuple):
     #: the candidates' name, title and tag terms within one edit of it (of its beginning,
     #: for a word being typed) but not equal to it (padded like it)
     typos: tuple[str, ...]
-    weight: float        # its share of the query (term weights sum to 1)
+    weight: float        # its share of the query's weight (term weights sum to 1)
+    share: float         # its share of the query's terms (1 / terms that can match)
     in_names: float      # how much a match counts in names, titles and tags
     in_titles: float
     in_tags: float
@@ -199,8 +208,8 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
     counts, record = lines[LEXICAL], lines[WHOLE]
     base = matched = 0.0
     norm = _K1 * (1 - _B + _B * int(lines[LENGTH]) / _REFERENCE_LENGTH)
-    for (term, padded, counted, begun, prefixes, loose, typos, weight, in_names, in_titles,
-         in_tags) in query.terms:
+    for (term, padded, counted, begun, prefixes, loose, typos, weight, share, in_names,
+         in_titles, in_tags) in query.terms:
         if begun not in record:
             # Neither the term nor a term it begins is anywhere: only a typo can match.
             if typos and _any_in(typos, record):
@@ -208,10 +217,10 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
                 title_hit = FUZZY_HIT if _any_in(typos, title) else 0.0
                 tag_hit = FUZZY_HIT if _any_in(typos, tags) else 0.0
                 if name_hit or title_hit or tag_hit:
-                    matched += weight
-                    base += weight * (_BY_NAME * name_hit * in_names
-                                      + _BY_TITLE * title_hit * in_titles
-                                      + _BY_TAG * tag_hit * in_tags)
+                    matched += share
+                    base += share * (_BY_NAME * name_hit * in_names
+                                     + _BY_TITLE * title_hit * in_titles
+                                     + _BY_TAG * tag_hit * in_tags)
             continue
         count = 0  # ranking_record.count, inlined: it runs per term per candidate
         at = counts.find(counted)
@@ -231,14 +240,14 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
             padded in intents, padded in applies_to, padded in compatibility)
         if (count or name_hit or title_hit or tag_hit or in_intents or in_applies
                 or in_compatibility):
-            matched += weight
+            matched += share
         else:
             continue
         # The same sum, in the same order, as the signals are listed in the module docstring.
-        base += weight * (_LEXICAL * (count / (count + norm) if count else 0.0)
-                          + _BY_NAME * name_hit * in_names + _BY_TITLE * title_hit * in_titles
-                          + _BY_TAG * tag_hit * in_tags + _BY_INTENT * in_intents
-                          + _BY_APPLIES * in_applies + _BY_COMPATIBILITY * in_compatibility)
+        base += (weight * _LEXICAL * (count / (count + norm) if count else 0.0)
+                 + share * (_BY_NAME * name_hit * in_names + _BY_TITLE * title_hit * in_titles
+                            + _BY_TAG * tag_hit * in_tags + _BY_INTENT * in_intents
+                            + _BY_APPLIES * in_applies + _BY_COMPATIBILITY * in_compatibility))
     if not matched:
         return None
     if centrality:

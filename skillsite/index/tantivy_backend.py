@@ -30,7 +30,6 @@ from skillsite.index.fields import (
     engine_texts,
     leaves_out_body,
     specificity,
-    term_weight,
 )
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, typed_stems
 from skillsite.index.presence import padded_texts, presence_query
@@ -198,7 +197,7 @@ class TantivySearcher(IndexSearcher):
         :func:`~skillsite.index.fields.leaves_out_body`), and its one-typo queries on names,
         titles and tags, or, for a word being ``typed``, its prefix ones: kept, since a
         long-lived reader sees the same words again. A presence clause scores the field's
-        weight times the term's weight and specificity there, as ranking does."""
+        weight times the word's specificity there, as ranking does."""
         known = self._kept.get((term, lean, typed))
         if known is not None:
             return known
@@ -207,8 +206,6 @@ class TantivySearcher(IndexSearcher):
         query_of, should = tantivy.Query, tantivy.Occur.Should
         skipped = BODY_FIELD if lean and self._leaves_out_body(term) else None
         docs = self._searcher.num_docs
-        weight = term_weight(self._searcher.doc_freq(BODY_FIELD, term)
-                             or self._searcher.doc_freq("description", term), docs)
         clauses = []
         for field, boost in self._boosts.items():
             docs_with_term = self._searcher.doc_freq(field, term)
@@ -216,8 +213,7 @@ class TantivySearcher(IndexSearcher):
                 continue  # a field without the term would add nothing to any score
             query = query_of.term_query(self._schema, field, term)
             if field in PRESENCE_FIELDS:
-                scale = weight * (specificity(docs_with_term, docs)
-                                  if field in FUZZY_FIELDS else 1.0)
+                scale = specificity(docs_with_term, docs) if field in FUZZY_FIELDS else 1.0
                 if scale > 0:
                     clauses.append((should, presence_query(query, boost * scale,
                                                            docs_with_term, docs)))
@@ -227,7 +223,7 @@ class TantivySearcher(IndexSearcher):
             typo = term not in self.known_words((term,))
             if typed or typo:
                 for field in FUZZY_FIELDS:
-                    clause = self._loose_clause(field, term, typo, typed, weight)
+                    clause = self._loose_clause(field, term, typo, typed)
                     if clause is not None:
                         clauses.append((should, clause))
         if len(self._kept) >= CLAUSES_KEPT:
@@ -235,7 +231,7 @@ class TantivySearcher(IndexSearcher):
         self._kept[term, lean, typed] = clauses
         return clauses
 
-    def _loose_clause(self, field: str, term: str, typo: bool, typed: bool, weight: float
+    def _loose_clause(self, field: str, term: str, typo: bool, typed: bool
                       ) -> tantivy.Query | None:
         """At a constant score: for a word being ``typed``, the documents whose ``field``
         has a longer word that begins with ``term`` (or, for a ``typo``, begins within an
@@ -243,7 +239,7 @@ class TantivySearcher(IndexSearcher):
         :mod:`skillsite.index.fuzzy`). None when there is no such word."""
         import tantivy
 
-        query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST * weight
+        query_of, boost = tantivy.Query, self._boosts[field] * FUZZY_BOOST
         if typo:
             fuzzy = query_of.fuzzy_term_query(self._schema, field, term, distance=1,
                                               transposition_cost_one=True, prefix=typed)

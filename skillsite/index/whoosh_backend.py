@@ -30,7 +30,6 @@ from skillsite.index.fields import (
     engine_texts,
     leaves_out_body,
     specificity,
-    term_weight,
 )
 from skillsite.index.fuzzy import (
     FUZZY_BOOST,
@@ -130,9 +129,6 @@ class WhooshSearcher(IndexSearcher):
         docs = self._searcher.doc_count()
         common = {term for term in terms if leaves_out_body(
             self._searcher.doc_frequency(BODY_FIELD, term), docs)}
-        weights = {term: term_weight(self._searcher.doc_frequency(BODY_FIELD, term)
-                                     or self._searcher.doc_frequency("description", term),
-                                     docs) for term in terms}
         typed = partial_term(query)
         loose: list[Any] = []  # as tantivy's: one constant score per field and term
         known = self.known_words(term for term in terms if len(term) >= FUZZY_MIN_CHARS)
@@ -144,17 +140,17 @@ class WhooshSearcher(IndexSearcher):
                     if words:
                         loose.append(ConstantScoreQuery(
                             Or([Term(field, word) for word in words]),
-                            score=self._boosts[field] * FUZZY_BOOST * weights[term]))
-        results = self._search(terms, weights, loose, limit, leaving_out=common)
+                            score=self._boosts[field] * FUZZY_BOOST))
+        results = self._search(terms, loose, limit, leaving_out=common)
         if results.scored_length() < limit and common:  # as tantivy_backend: ask again
-            results = self._search(terms, weights, loose, limit, leaving_out=set())
+            results = self._search(terms, loose, limit, leaving_out=set())
         return [str(hit[KEY_FIELD]) for hit in results]
 
-    def _search(self, terms: list[str], weights: dict[str, float], loose: list[Any],
-                limit: int, *, leaving_out: set[str]) -> Any:
+    def _search(self, terms: list[str], loose: list[Any], limit: int, *,
+                leaving_out: set[str]) -> Any:
         """Whoosh's hits for the terms on every field (but the body for ``leaving_out``),
         or'ed with the ``loose`` (prefix and typo) terms. A presence clause scores the
-        field's weight times the term's weight and specificity there, as ranking does."""
+        field's weight times the word's specificity there, as ranking does."""
         from whoosh.query import ConstantScoreQuery, Or, Term
 
         docs = self._searcher.doc_count()
@@ -166,9 +162,8 @@ class WhooshSearcher(IndexSearcher):
                 if field not in PRESENCE_FIELDS:
                     clauses.append(Term(field, term, boost=boost))
                     continue
-                scale = weights[term] * (specificity(
-                    self._searcher.doc_frequency(field, term), docs)
-                    if field in FUZZY_FIELDS else 1.0)
+                scale = specificity(self._searcher.doc_frequency(field, term), docs) \
+                    if field in FUZZY_FIELDS else 1.0
                 if scale > 0:
                     clauses.append(ConstantScoreQuery(Term(field, term), score=boost * scale))
         return self._searcher.search(Or(clauses + loose), limit=limit)

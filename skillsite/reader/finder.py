@@ -224,13 +224,17 @@ class Finder:
         from skillsite.index.ranking import Corpus
 
         terms = query_terms(query)
-        skills, bodies = self.document_frequencies(terms)
+        skills, lexical = self.document_frequencies(terms)
         names, titles, tags = (self.field_frequencies(field, terms)
                                for field in ("name", "title", "tags"))
-        return Corpus({term: term_weight(bodies[term], skills) for term in terms},
+        descriptions = self.field_frequencies("description", terms)
+        held = {term: max(lexical[term], descriptions[term], names[term], titles[term],
+                          tags[term]) for term in terms}
+        return Corpus({term: term_weight(held[term], skills) for term in terms},
                       {term: (specificity(names[term], skills),
                               specificity(titles[term], skills),
-                              specificity(tags[term], skills)) for term in terms})
+                              specificity(tags[term], skills)) for term in terms},
+                      frozenset(term for term in terms if not held[term]))
 
     def field_frequencies(self, field: str, terms: list[str]) -> dict[str, int]:
         """How many skills hold each of ``terms`` in the engine field ``field`` (kept)."""
@@ -306,7 +310,9 @@ class Finder:
         scored = rank_records(query, records, limit=len(records),
                               known=self.known_words(query), corpus=corpus)
         if boosts:
-            scored = [(name, round(score + _bonus(records[name], boosts, corpus.weights), 6))
+            weights = {term: 0.0 if term in corpus.absent else weight
+                       for term, weight in corpus.weights.items()}
+            scored = [(name, round(score + _bonus(records[name], boosts, weights), 6))
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
         best = scored[:limit]
