@@ -5,7 +5,8 @@ at ``skills/<slug>/`` and its supporting files beside it, at the same relative p
 a link to one of them is kept. A link to another skill's file or folder goes to that
 skill's page. A path that starts with a placeholder for the skill's folder
 (``{baseDir}/references/x.md``, ``${CLAUDE_SKILL_DIR}/...``), which clients expand, is
-relative to the skill's folder. Anything else (outside the skill's folder, missing,
+relative to the skill's folder. A link to a folder holding some of the skill's files goes
+to the page's list of supporting files. Anything else (outside the skill's folder, missing,
 absolute paths, ``javascript:``, ``data:``...) loses its target: the site never points
 out of what it publishes.
 """
@@ -16,6 +17,8 @@ from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
 EXTERNAL_LINK_SCHEMES = ("http", "https", "mailto")
+#: Where a link to a folder of the skill's own files goes: the page's list of them.
+FOLDER_ANCHOR = "#supporting-files"
 #: What clients replace with the skill's folder (docs/formats.md).
 SKILL_FOLDER_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR",
                              "{skillDir}")
@@ -44,6 +47,8 @@ class Links:
             return None
         if target in self.files:
             return self.files[target] + fragment
+        if target not in self.pages and any(f.startswith(f"{target}/") for f in self.files):
+            return FOLDER_ANCHOR       # a folder of the skill's own: its list of files
         slug = self.pages.get(target)
         if slug is None:
             return None

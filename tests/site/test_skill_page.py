@@ -81,6 +81,9 @@ def test_base_dir_links_lead_to_the_published_files(page: Any, market_url: str) 
         "references/rules.md"
     assert body.locator("a", has_text="the checker").get_attribute("href") == \
         "scripts/check.py"
+    assert body.locator("a", has_text="its scripts").get_attribute("href") == \
+        "#supporting-files"                              # a folder: the list of its files
+    assert page.locator("#supporting-files").count() == 1
     body.locator("a", has_text="the rules").click()
     page.wait_for_load_state()
     assert "Every link resolves." in page.content()
