@@ -19,7 +19,9 @@ counted apart and never in a rate.
 
 ``--sample N`` writes, for every rule with findings (under ``all``), up to N of them (2N
 for a rule with ten times as many findings), taken in turn from each corpus and in a
-seeded order within it, to ``--out`` with an empty verdict, ready to label. Labels never
+seeded order within it, to ``--out`` with an empty verdict, ready to label; with
+``--labels``, only findings not labelled yet (a fresh sample, to check fixes made after
+labelling on findings they were not tuned on). Labels never
 copy a corpus's text: the reason is the labeller's own words. Nothing in the corpora is
 executed.
 """
@@ -113,7 +115,9 @@ def main() -> None:
     if args.labels:
         _rates(args.labels, found, corpora)
     if args.sample:
-        picked = sample(found["all"], args.sample, args.seed)
+        labelled = _keys(args.labels) if args.labels else set()
+        picked = sample([f for f in found["all"] if f.key not in labelled], args.sample,
+                        args.seed)
         with args.out.open("w", newline="") as handle:
             writer = csv.writer(handle)
             writer.writerow(FIELDS)
@@ -161,6 +165,11 @@ def sample(findings: list[Finding], per_rule: int, seed: int) -> list[Finding]:
                     picked.append(queue.pop(0))
                     want -= 1
     return picked
+
+
+def _keys(labels: Path) -> set[tuple[str, str, int, int, str]]:
+    return {(r["commit"], r["path"], int(r["line"]), int(r["column"]), r["rule"])
+            for r in csv.DictReader(labels.open())}
 
 
 def _rates(labels: Path, found: dict[str, list[Finding]], corpora: list[Corpus]) -> None:

@@ -4,7 +4,9 @@ A fence opens on a line of at least three backticks or tildes (a backtick fence'
 string holds no backtick) and closes only on a line of the same character, at least as long
 as the opener, with nothing after it but spaces: a line such as ```` ```python ```` inside
 an open block is content, not its end. An unclosed fence runs to the end of the text.
-Indentation is accepted at any depth, because fences nested in list items are common.
+Indentation is accepted at any depth, because fences nested in list items are common, and a
+fence may open a list item (``2. ```sh``); but a closing fence indented four spaces or more
+beyond its opener is the block's content.
 """
 from __future__ import annotations
 
@@ -12,8 +14,9 @@ import re
 from functools import lru_cache
 from typing import NamedTuple
 
-# Searched in "\n" + text: a literal first character lets the regex engine skip ahead.
-_FENCE_LINE = re.compile(r"\n([ \t]*)(`{3,}|~{3,})([^\n]*)")
+# Searched in "\n" + text: a literal first character lets the regex engine skip ahead. A
+# fence may open a list item ("2. ```sh", "- ```"): the item's marker is part of its indent.
+_FENCE_LINE = re.compile(r"\n([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?)(`{3,}|~{3,})([^\n]*)")
 
 
 class Fence(NamedTuple):
@@ -34,15 +37,18 @@ def fences(text: str) -> list[Fence]:
     if "```" not in text and "~~~" not in text:
         return []
     found: list[Fence] = []
-    opener: tuple[int, str] | None = None
+    opener: tuple[int, str, int] | None = None
     for line in _FENCE_LINE.finditer("\n" + text):
         start = line.start()  # of the "\n" before the line, so of the line in ``text``
-        marker, rest = line.group(2), line.group(3)
+        indent, marker, rest = len(line.group(1)), line.group(2), line.group(3)
         if opener is None:
             if not (marker[0] == "`" and "`" in rest):
-                opener = (start, marker)
+                opener = (start, marker, indent)
         elif (marker[0] == opener[1][0] and len(marker) >= len(opener[1])
-              and not rest.strip(" \t")):
+              and not rest.strip(" \t") and indent < opener[2] + 4
+              and not line.group(1).strip()):
+            # A closing fence is no list item, and four more spaces of indent than its
+            # opener make it the block's content (an indented example of a fence).
             found.append(Fence(opener[0], line.end() - 1, opener[1], True))
             opener = None
     if opener is not None:

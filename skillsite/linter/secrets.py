@@ -48,7 +48,7 @@ _SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?k
 #: Documented placeholders and the words examples use.
 _PLACEHOLDER = re.compile(
     r"(?i)example|sample|dummy|placeholder|your|changeme|redacted|xxxx|\*\*\*|\.\.\.|"
-    r"<[^>]*>|\$\{?[A-Z_]|test|fake|secret_here|replace|0{6}|1234|abcd|password|passwd|token|"
+    r"<[^>]*>|\$\{?[A-Z_]|test|fake|secret_here|replace|0{6}|1234|abcd|abc123|password|passwd|token|"
     r"secret|apikey|api_key")
 
 

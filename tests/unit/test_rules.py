@@ -630,6 +630,9 @@ CASES = [
              "AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE\nOPENAI_API_KEY=sk-...\n"
              'api_key = "<your-token>"\ntoken: ${API_TOKEN}\n'
              "password = correct-horse-battery\nsecret_key = xxxxxxxxxxxxxxxxxxxx\n"))}, []),
+    Case("secret-in-content", "a-made-up-value-in-a-test",
+         {"pdf/SKILL.md": skill_md("pdf", body="Run `tests/test_client.py`.\n"),
+          "pdf/tests/test_client.py": 'token = "ntn_abc123def456"\n'}, []),
     Case("invisible-unicode", "bidi-override-and-zero-width",
          {"pdf/SKILL.md": skill_md("pdf", body="Safe \u202e text.\nA\u200bB\n")},
          [(5, 6, "invisible-unicode"), (6, 2, "invisible-unicode")], severity=WARNING),
@@ -796,6 +799,12 @@ CASES = [
          [(7, 3, "unclosed-fence")], severity=WARNING),
     Case("unclosed-fence", "closed-by-a-longer-fence",
          {"pdf/SKILL.md": skill_md("pdf", body="```\nls\n`````\n")}, []),
+    Case("unclosed-fence", "a-list-item-opens-one-and-an-indented-fence-is-content",
+         {"pdf/SKILL.md": skill_md("pdf", body=(
+             "1. Run:\n2. ```sh\n   ls\n   ```\n\n```\nExample:\n    ```bash\n    x\n"
+             "    ```\n```\nSee [r](references/r.md).\n")),
+          "pdf/references/r.md": "Open:\n```\nA\n    ```\n"},
+         [("pdf/references/r.md", 2, 1, "unclosed-fence")]),
     Case("unclosed-xml-tag", "example-never-closed",
          {"pdf/SKILL.md": skill_md("pdf", body="<example>\nA.\n</example>\n<context>\nB.\n")},
          [(8, 1, "unclosed-xml-tag")], severity=WARNING),
@@ -805,6 +814,11 @@ CASES = [
     Case("leftover-placeholder", "todo-and-template-blank",
          {"pdf/SKILL.md": skill_md("pdf", body="- TODO: write this\n[Describe what it does]\n")},
          [(5, 3, "leftover-placeholder"), (6, 1, "leftover-placeholder")], severity=WARNING),
+    Case("leftover-placeholder", "slots-of-a-section-of-variables-to-fill",
+         {"pdf/SKILL.md": skill_md("pdf", body=(
+             "## Context Variables\n- **Purpose**: [Describe what the server does]\n"
+             "## Usage\n[Describe what it does]\n"))},
+         [(8, 1, "leftover-placeholder")]),
     Case("leftover-placeholder", "mentions-and-code",
          {"pdf/SKILL.md": skill_md("pdf", body="Look for TODO comments.\n```\nTODO: x\n```\n")},
          []),

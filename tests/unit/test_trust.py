@@ -10,6 +10,7 @@ import pytest
 from corpus_helpers import check, skill_md, write
 
 import skillsite
+from skillsite.config import Config
 from skillsite.report.json import to_data
 
 SCRIPT = ("import os, requests\n"
@@ -44,7 +45,9 @@ def test_each_risk_gives_its_level_with_evidence(tmp_path: Path, folder: str,
                                                  files: dict[str, str], level: str,
                                                  rule: str, where: str, line: int) -> None:
     write(tmp_path, {f"{folder}/{name}": text for name, text in files.items()})
-    trust = next(iter(check(tmp_path).trust.values()))
+    # unpinned-runner is in the strict profile (measured noise: a project's own CLIs).
+    config = Config(profile="strict") if rule == "unpinned-runner" else None
+    trust = next(iter(check(tmp_path, config=config).trust.values()))
     assert trust["level"] == level
     assert (trust["reasons"][0]["rule"], trust["reasons"][0]["path"],
             trust["reasons"][0]["line"]) == (rule, where, line)

@@ -91,11 +91,17 @@ def _cited_files(doc: Document) -> frozenset[str]:
 
 def under_cited_heading(text: str, offset: int, blocks: list[Fence]) -> bool:
     """Whether the innermost heading above ``offset`` (outside code) names an attack."""
+    heading = innermost_heading(text, offset, blocks)
+    return heading is not None and _CITED_HEADING.search(heading) is not None
+
+
+def innermost_heading(text: str, offset: int, blocks: list[Fence]) -> str | None:
+    """The text of the last ATX heading above ``offset`` outside code blocks, if any."""
     heading = None
     for found in _HEADING.finditer(text, 0, offset):
         if _block_of(blocks, found.start()) is None:
             heading = found.group(1)
-    return heading is not None and _CITED_HEADING.search(heading) is not None
+    return heading
 
 
 def _labelled_block(text: str, block: Fence, offset: int) -> bool:

@@ -8,6 +8,7 @@ from typing import Iterator
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
 from skillsite.linter.markers import any_in
+from skillsite.linter.rules.cited import innermost_heading
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import texts
@@ -23,6 +24,9 @@ _LEFTOVERS = ("TODO", "FIXME", "TBD", "XXX")
 _LEFTOVER_LINE = re.compile(_LEFTOVER.pattern[2:], re.MULTILINE)
 _BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
 _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
+# A heading that says its section holds slots to fill in.
+_SLOTS = re.compile(r"\b(?:variables?|inputs?|parameters?|placeholders?|templates?|fill[- ]in)\b",
+                    re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"^[ \t]*<([a-z][a-z0-9_-]*)>[ \t]*$|</([a-z][a-z0-9_-]*)>", re.MULTILINE)
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "source", "area"})
 
@@ -94,7 +98,8 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     Mentions inside a sentence ("look for TODO comments") and anything in code, fenced
     blocks and code spans alike (`` `[TODO]` `` tells the agent what to write), are not
-    leftovers.
+    leftovers; nor are blanks in a section whose heading says they are slots to fill
+    ("## Context Variables", "## Inputs", "## Parameters", "## Template").
     """
     body = doc.body
     found = []
@@ -104,8 +109,11 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
     for at, what in sorted(found):
-        if not in_fence(blocks, at) and not _in_code_span(body, at):
-            yield position(body, doc.body_line, at), f"{what} left in the skill; finish or remove it"
+        if in_fence(blocks, at) or _in_code_span(body, at):
+            continue
+        if what.startswith("[") and _SLOTS.search(innermost_heading(body, at, blocks) or ""):
+            continue  # a blank the section asks the agent to fill in
+        yield position(body, doc.body_line, at), f"{what} left in the skill; finish or remove it"
 
 
 def _in_code_span(body: str, offset: int) -> bool:
