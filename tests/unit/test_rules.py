@@ -710,6 +710,8 @@ CASES = [
                                              "category."),
           "b/SKILL.md": skill_md("b", description="user wants to archive or back up an entire "
                                                   "Telegram channel to NDJSON."),
+          "d/SKILL.md": skill_md("d", description="Guidance for distinctive visual design when "
+                                                  "building new UI or reshaping one."),
           "c/SKILL.md": skill_md("c", "disable-model-invocation: false\n",
                                  description="Cleans up local git branches and worktrees by "
                                              "category.")},

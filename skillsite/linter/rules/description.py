@@ -17,7 +17,8 @@ _TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|i
                       r"(?:should|must|can) be used (?:when|whenever|for|if|to|after|before)|"
                       r"use (?:proactively|immediately|automatically|only)|"
                       r"activates? (?:when|on|for)|"
-                      r"(?:the )?user (?:wants|asks|needs|requests|mentions|says))\b", re.IGNORECASE)
+                      r"(?:the )?user (?:wants|asks|needs|requests|mentions|says)|"
+                      r"when [a-z]+ing)\b", re.IGNORECASE)
 # The same pattern for lowered ASCII text, where it gives the same answer several times
 # faster than IGNORECASE does.
 _TRIGGER_LOWER = re.compile(_TRIGGER.pattern)
@@ -42,10 +43,11 @@ def description_trigger(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     The Agent Skills specification asks for both: agents choose a skill from its
     description alone. Say when, with a trigger such as "Use when ...", "Use for ...",
-    "when the user asks ...", "user wants to ...". Claude Code's ``when_to_use`` field counts
-    as the trigger. Descriptions of fewer than eight words are too short to judge and are
-    left alone, and so is a skill with ``disable-model-invocation: true``: only the user
-    starts it, so the agent never chooses it by its description.
+    "when the user asks ...", "user wants to ...", "when building ...". Claude Code's
+    ``when_to_use`` field counts as the trigger. Descriptions of fewer than eight words are
+    too short to judge and are left alone, and so is a skill with
+    ``disable-model-invocation: true``: only the user starts it, so the agent never chooses
+    it by its description.
 
     Passing example::
 
