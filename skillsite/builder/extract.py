@@ -24,6 +24,7 @@ from skillsite.index.ranking_record import record_of
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, SkillEntry, Source
+from skillsite.semantic.text import semantic_text
 from skillsite.store.catalog import catalog_entry, record_json
 from skillsite.store.content import ContentRow, FileRow, row_of
 from skillsite.store.hits import HitRow, hit_row
@@ -103,6 +104,8 @@ class Payload:
     hit: HitRow
     index_fields: dict[str, str]
     files: tuple[FileRow, ...] = ()
+    #: What the skill's vector is made from (:mod:`skillsite.semantic.text`).
+    semantic_text: str = ""
 
 
 @dataclass(frozen=True)
@@ -156,7 +159,10 @@ def finish(source: Source, result: FileResult | None) -> Built:
                     if p.severity == ERROR]
         payload = Payload(entry.key, fingerprint or "",
                           row_of(entry, warnings, problems, summary, trust=result.trust), hit,
-                          extracted.index_fields, extracted.files)
+                          extracted.index_fields, extracted.files,
+                          semantic_text(entry.name, entry.title, entry.description,
+                                        entry.intents,
+                                        [(s.heading, s.text) for s in entry.sections]))
     return Built(key, cached, payload)
 
 

@@ -46,6 +46,13 @@ from skillsite.builder.groups import Groups, groups_of, with_extras
 from skillsite.builder.provenance import origins
 from skillsite.builder.records import Cached, fingerprint_config
 from skillsite.builder.stores import BuildStores
+from skillsite.builder.vectors import (
+    VECTORS_DIR,
+    SemanticSetup,
+    VectorCollector,
+    previous_vectors,
+    semantic_model,
+)
 from skillsite.config import Config
 from skillsite.errors import SkillsiteError
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
@@ -58,6 +65,7 @@ from skillsite.store.groups import GROUPS, write_groups
 from skillsite.store.manifest import (
     ARTIFACT_VERSION,
     checksums_in_background,
+    intact,
     read_manifest,
     write_manifest,
 )
@@ -95,6 +103,10 @@ class BuildResult:
     site: Any = None                 # skillsite.site.SiteResult, unless --no-site
     #: Files named as skills that could not be read as skills at all.
     unreadable: list[str] = field(default_factory=list)
+    #: Skills embedded for semantic search this time (the rest kept their vectors), and
+    #: why there are no vectors when the semantic extra is missing.
+    embedded: int = 0
+    semantic_note: str = ""
 
 
 def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
@@ -142,8 +154,10 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
            clock: PhaseClock, started: float,
            site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
     with BuildLock(out):
-        config_key = fingerprint_config(ctx.config, backend, root)
+        semantic = semantic_model()
+        config_key = fingerprint_config(ctx.config, backend, root, semantic.key)
         previous = _reusable(out, backend) if incremental else False
+        collector, previous = _vector_collector(semantic, out, previous)
         old = _previous_cache(out, config_key) if previous else BuildCache()
         reuse = previous and bool(old.included)
         clock.lap("load cache")
@@ -152,7 +166,8 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
             if reuse:
                 # tantivy never rewrites a segment; Whoosh may, so its index is copied.
                 tantivy = backend == "tantivy"
-                link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()))
+                link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()),
+                        *((VECTORS_DIR,) if collector else ()))
                 copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
             else:
                 old.included = {}
@@ -171,7 +186,9 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
             if not unchanged_tree and relisted is None:
                 found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
                                    listings=listings)
-            with BuildStores(work, backend, old.included) as stores:
+            if collector is not None and not reuse:
+                collector.previous = None  # a full build embeds every skill
+            with BuildStores(work, backend, old.included, collector) as stores:
                 cache, sources, fresh = check_changed(found, old, ctx, root, jobs, progress, stores,
                                               listings, relisted)
                 cache.listings = None if unchanged_tree else listings.current
@@ -196,6 +213,9 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
                     [sources.source(key) for key, c in included.items()
                      if c.name in names], ctx, root))
             clock.lap("settle content and index")
+            if collector is not None:
+                collector.finish(work)
+                clock.lap("vectors")
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
             formats = _write_listings(work, root, included, cache, old if reuse else None,
@@ -225,7 +245,20 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
         unreadable=_unreadable(cache, flagged, problems),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
-        timings=clock.timings, site=site_result)
+        timings=clock.timings, site=site_result,
+        embedded=collector.embedded if collector else 0, semantic_note=semantic.note)
+
+
+def _vector_collector(semantic: SemanticSetup, out: Path,
+                      previous: bool) -> tuple[VectorCollector | None, bool]:
+    """What collects this build's vectors (None without the extra), and whether the
+    previous build can still be reused: not when its vectors are missing or damaged."""
+    if semantic.model is None:
+        return None, previous
+    vectors = None
+    if previous and intact(out, (VECTORS_DIR,)):
+        vectors = previous_vectors(out, semantic.model)
+    return VectorCollector(semantic.model, vectors), previous and vectors is not None
 
 
 def _unreadable(cache: BuildCache, flagged: list[Flagged],

@@ -57,13 +57,15 @@ class Cached(NamedTuple):
                 "depends_on": depends_on, "links": links}
 
 
-def fingerprint_config(config: Config, backend: str, root: Path) -> str:
+def fingerprint_config(config: Config, backend: str, root: Path, semantic: str = "") -> str:
     """Changes to any of these invalidate every cached result. The corpus root is one:
     the cache's stat index describes that folder, so another corpus built into the same
-    ``dist/`` (even a copy with the same mtimes) must not be taken for it."""
+    ``dist/`` (even a copy with the same mtimes) must not be taken for it. ``semantic``
+    is the embedding model's version ("" without the extra): with another model, every
+    skill is embedded again."""
     schemas = sorted((p.name, p.read_bytes()) for p in SCHEMA_DIR.glob("*.json"))
     blob = repr((__version__, CACHE_VERSION, config, backend, str(root), schemas,
-                 namespace_markers(root))).encode()
+                 namespace_markers(root), semantic)).encode()
     return hashlib.sha256(blob).hexdigest()
 
 

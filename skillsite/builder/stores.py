@@ -5,6 +5,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from skillsite.builder.extract import Payload
+from skillsite.builder.vectors import VectorCollector
 from skillsite.index import BACKENDS
 from skillsite.store.content import ContentStore
 from skillsite.store.hits import HITS_FILE, HitStore
@@ -20,8 +21,10 @@ class BuildStores:
     dependency just appeared).
     """
 
-    def __init__(self, work: Path, backend: str, previous: dict[str, str]) -> None:
+    def __init__(self, work: Path, backend: str, previous: dict[str, str],
+                 vectors: VectorCollector | None = None) -> None:
         engine = BACKENDS[backend]
+        self.vectors = vectors                # with the semantic extra: what to embed
         self.content = ContentStore(work / "content", write=True)
         self.hits = HitStore(work / "content" / HITS_FILE, write=True)
         self.index = (engine.update(work / "index") if previous
@@ -66,9 +69,13 @@ class BuildStores:
         self.hits.put(payload.hit)
         self.content.put_files(list(payload.files))
         self.index.add_fields(payload.name, payload.index_fields)
+        if self.vectors is not None:
+            self.vectors.put(payload.name, payload.semantic_text)
         self.held[payload.name] = payload.fingerprint
 
     def _delete(self, name: str) -> None:
         self.content.delete(name)
         self.hits.delete(name)
         self.index.delete(name)
+        if self.vectors is not None:
+            self.vectors.delete(name)

@@ -96,6 +96,10 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
                f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
                f"{result.rechecked} of {result.files} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
+    if result.semantic_note:
+        click.echo(f"Vectors: {result.semantic_note}.")
+    elif result.embedded:
+        click.echo(f"Vectors: {result.embedded} skill(s) embedded.")
     print_left_out("Left out", result.excluded)
     print_left_out("Not readable as skills", result.unreadable)
     if result.site is not None:

@@ -59,6 +59,8 @@ def _query_command(name: str) -> Callable[[Callable[..., Any]], click.Command]:
                 else:
                     click.echo(f"Error: {error.message}", err=True)
                 sys.exit(error.exit_code)
+            if getattr(result, "note", ""):  # semantic search could not run: say why once
+                click.echo(f"Note: {result.note}", err=True)
             click.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2) if as_json
                        else render(result))
 
@@ -114,13 +116,17 @@ def _libraries(names: tuple[str, ...]) -> str | list[str]:
 @click.option("--collection", help="Keep the skills of this collection (a repository built "
                                    "with others). Example: --collection anthropics-skills")
 @click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
+@click.option("--semantic", is_flag=True,
+              help="Also find skills by meaning (needs a dist/ built with the semantic "
+                   "extra: pip install 'skillsite[semantic]').")
 def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
            applies_to: tuple[str, ...], kind: str | None, compatibility: str | None,
            max_risk: str | None, plugin: str | None, collection: str | None,
-           libraries: tuple[str, ...]) -> Any:
+           libraries: tuple[str, ...], semantic: bool) -> Any:
     """Find skills for QUERY: compact candidates, best first, never a body.
 
     A query equal to a skill's name returns it first; an empty query lists skills A-Z.
+    With --semantic, skills near the query's meaning are fused in (as recommend does).
 
     \b
     Examples:
@@ -128,11 +134,12 @@ def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
       skillsite search kube --tag deploy --limit 5 --json
       skillsite search "" --format virtual
       skillsite search "drain a node" --dist wiki=dist-wiki --dist ops=dist-ops --library ops
+      skillsite search "make a slide deck" --semantic
     """
     return _library(dist).search(query, limit=limit, tags=tags, applies_to=applies_to,
                                  format=kind, compatibility=compatibility, max_risk=max_risk,
                                  plugin=plugin, collection=collection,
-                                 library=_libraries(libraries))
+                                 library=_libraries(libraries), semantic=semantic)
 
 
 @_query_command("recommend")
@@ -142,10 +149,16 @@ def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
               help="A capability the agent has (repeatable). Example: --capability shell")
 @click.option("-n", "--limit", default=5, show_default=True, type=int, help="How many (1-50).")
 @click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
+@click.option("--lexical", is_flag=True,
+              help="Rank by words only, even when dist/ has vectors.")
 def recommend(dist: tuple[str, ...], task: str, environment: str | None,
-              capabilities: tuple[str, ...], limit: int, libraries: tuple[str, ...]) -> Any:
+              capabilities: tuple[str, ...], limit: int, libraries: tuple[str, ...],
+              lexical: bool) -> Any:
     """Recommend skills for TASK: search's ranking plus what each skill says it is for ("use
     when"), not for, its intents and applies_to.
+
+    When dist/ has vectors (built with the semantic extra), skills near the task's
+    meaning are fused with the lexical ranking; each result says which half found it.
 
     \b
     Example:
@@ -153,7 +166,7 @@ def recommend(dist: tuple[str, ...], task: str, environment: str | None,
     """
     return _library(dist).recommend(task, environment=environment,
                                     capabilities=list(capabilities), limit=limit,
-                                    library=_libraries(libraries))
+                                    library=_libraries(libraries), semantic=not lexical)
 
 
 @_query_command("open")

@@ -16,7 +16,9 @@ def _search(result: Any) -> str:
                           else "dist/ holds no skills."])
     lines = []
     for number, hit in enumerate(result.results, 1):
-        score = "" if result.browse else f"  ({hit.score:g}; {', '.join(hit.matched)})"
+        halves = f"; via {' + '.join(hit.via)}" if result.semantic else ""
+        score = ("" if result.browse
+                 else f"  ({hit.score:g}; {', '.join(hit.matched)}{halves})")
         lines.append(f"{number:2}. {_key(hit)} [{hit.format}]{score}")
         lines.append(f"    {hit.description}")
     return "\n".join(lines + refused)

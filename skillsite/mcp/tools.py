@@ -82,15 +82,16 @@ def _tools(reader: Library, prefix: str = "") -> list[Callable[..., CallToolResu
                max_risk: Risk | None = None,
                plugin: Annotated[str | None, Field(max_length=200)] = None,
                collection: Annotated[str | None, Field(max_length=200)] = None,
-               library: Libraries = "*") -> CallToolResult:
+               library: Libraries = "*", semantic: bool = False) -> CallToolResult:
         """Find skills. Returns compact candidates (ref, id, name, title, description,
-        tags, score, matched fields, library), never a body. An exact name comes first.
-        ``plugin`` and ``collection`` keep one Claude Code plugin's or one collection's
-        skills; ``library`` chooses among the libraries the server holds."""
+        tags, score, matched fields, library, via), never a body. An exact name comes
+        first. ``plugin`` and ``collection`` keep one Claude Code plugin's or one
+        collection's skills; ``library`` chooses among the libraries the server holds;
+        ``semantic`` also finds skills by meaning (when the dist/ has vectors)."""
         return answer(current(reader).search, query, limit=limit, tags=tags or (),
                       applies_to=applies_to or (), format=format, compatibility=compatibility,
                       max_risk=max_risk, plugin=plugin, collection=collection,
-                      library=library)
+                      library=library, semantic=semantic)
 
     def recommend(task: Annotated[str, Field(min_length=1, max_length=2000)],
                   environment: Annotated[str | None, Field(max_length=500)] = None,
@@ -98,8 +99,9 @@ def _tools(reader: Library, prefix: str = "") -> list[Callable[..., CallToolResu
                   limit: Annotated[int, Field(ge=1, le=20)] = 5,
                   library: Libraries = "*") -> CallToolResult:
         """Rank skills for a task described in words, with its environment and the
-        capabilities at hand. Intent and applies_to matches rank above bare word matches.
-        ``library`` chooses among the libraries the server holds."""
+        capabilities at hand. Intent and applies_to matches rank above bare word matches;
+        with vectors in the dist/, skills alike in meaning are fused in (each says via
+        which half: lexical, semantic). ``library`` chooses among the server's libraries."""
         return answer(current(reader).recommend, task, environment=environment,
                       capabilities=capabilities, limit=limit, library=library)
 

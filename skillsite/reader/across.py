@@ -45,6 +45,8 @@ def gather(session: Session, operation: Operation[..., results.SearchResult],
                                             for c in merged.results))
     return results.SearchResult(
         query=merged.query, limit=merged.limit, browse=merged.browse, results=merged.results,
+        semantic=any(answer.semantic for answer in answers),
+        note=next((answer.note for answer in answers if answer.note), ""),
         libraries=tuple(searched),
         refused=tuple(error.to_dict() for error in refused))
 

@@ -187,30 +187,38 @@ class Library:
                applies_to: Iterable[str] = (), format: str | None = None,
                compatibility: str | None = None, max_risk: str | None = None,
                plugin: str | None = None, collection: str | None = None,
-               library: str | Sequence[str] = ALL) -> results.SearchResult:
+               library: str | Sequence[str] = ALL,
+               semantic: bool = False) -> results.SearchResult:
         """Compact candidates for ``query``, best first, never a body. A query equal to a
         skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
         is clamped to 1-50; the filters keep skills with one of ``tags``, one of
         ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
         most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``.
-        ``library`` searches every library (``*``), one by name, or a list of names."""
+        ``library`` searches every library (``*``), one by name, or a list of names.
+        ``semantic`` fuses in skills near the query's meaning, as :meth:`recommend` does
+        when ``dist/`` has vectors."""
         from skillsite.reader import querying
 
         return self._run_across(querying.search, library, query, limit=limit, tags=tags,
                          applies_to=applies_to, format=format, compatibility=compatibility,
-                         max_risk=max_risk, plugin=plugin, collection=collection)
+                         max_risk=max_risk, plugin=plugin, collection=collection,
+                         semantic=semantic)
 
     def recommend(self, task: str, *, environment: str | Sequence[str] | Mapping[str, Any]
                   | None = None, capabilities: str | Sequence[str] | None = None,
-                  limit: int = 5, library: str | Sequence[str] = ALL) -> results.SearchResult:
+                  limit: int = 5, library: str | Sequence[str] = ALL,
+                  semantic: bool = True) -> results.SearchResult:
         """Skills for a task, ranked with their intents and ``applies_to`` above bare
         lexical matches. ``environment`` (e.g. ``"kubernetes linux"`` or a mapping) is
         matched against ``applies_to`` and compatibility, ``capabilities`` against tags,
-        intents and compatibility. ``library`` as for :meth:`search`."""
+        intents and compatibility. ``library`` as for :meth:`search`. With vectors in
+        ``dist/`` (a build with the semantic extra), skills near the task's meaning are
+        fused in; each result's ``via`` says which half proposed it (``semantic=False``:
+        lexical only)."""
         from skillsite.reader import querying
 
         return self._run_across(querying.recommend, library, task, environment=environment,
-                                capabilities=capabilities, limit=limit)
+                                capabilities=capabilities, limit=limit, semantic=semantic)
 
     def open(self, ref: str) -> results.SkillInfo:
         """A skill's metadata and outline: headings with their sizes, links,

@@ -21,6 +21,7 @@ from skillsite.reader.finder import (
     Boost,
     Filters,
 )
+from skillsite.reader.semantic import hybrid
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
 from skillsite.reader.shelf import Hit, Listing, StoredSkill
 from skillsite.reader.views import DESCRIPTION_CHARS, clamp, one_line, text_argument, words
@@ -34,13 +35,14 @@ NO_RECORD = [""] * (WHOLE + 1)
 def search(session: Session, query: str = "", *, limit: int = 10, tags: Iterable[str] = (),
            applies_to: Iterable[str] = (), format: str | None = None,
            compatibility: str | None = None, max_risk: str | None = None,
-           plugin: str | None = None, collection: str | None = None
-           ) -> results.SearchResult:
+           plugin: str | None = None, collection: str | None = None,
+           semantic: bool = False) -> results.SearchResult:
     """Compact candidates for ``query``, best first, never a body. A query equal to a
     skill's name returns that skill first; an empty query lists skills A-Z. ``limit``
     is clamped to 1-50; the filters keep skills with one of ``tags``, one of
     ``applies_to``, that ``format``, ``compatibility`` text, and a declared risk at
-    most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``."""
+    most ``max_risk`` (low, medium, high), in that ``plugin`` or ``collection``.
+    ``semantic`` fuses in skills near the query's meaning, as ``recommend`` does."""
     query = text_argument(query, "query", MAX_QUERY_CHARS)
     filters = _filters(tags, applies_to, format, compatibility, max_risk)
     if plugin is not None or collection is not None:
@@ -52,24 +54,26 @@ def search(session: Session, query: str = "", *, limit: int = 10, tags: Iterable
     if session.ledger:
         session.ledger.check_query(query)
         limit = min(limit, session.ledger.policy.search_limit)
-    hits: Sequence[tuple[Hit | Listing, float]]
     if not query.strip():
-        hits = [(skill, 0.0) for skill in _browse(session, filters, limit)]
-    else:
-        hits = _ranked(session, query, filters, limit, ())
-    return _answer(session, query, limit, hits, browse=not query.strip())
+        return _answer(session, query, limit, [(skill, 0.0) for skill in
+                                               _browse(session, filters, limit)], browse=True)
+    if semantic:
+        return _hybrid(session, query, query, filters, limit, (), asked=True)
+    return _answer(session, query, limit, _ranked(session, query, filters, limit, ()),
+                   browse=False)
 
 
 @operation("recommend", spends=SAFE_COUNTS)
 def recommend(session: Session, task: str, *,
               environment: str | Sequence[str] | Mapping[str, Any] | None = None,
               capabilities: str | Sequence[str] | None = None,
-              limit: int = 5) -> results.SearchResult:
+              limit: int = 5, semantic: bool = True) -> results.SearchResult:
     """Skills for a task: search's ranking of more candidates, plus what the task shares
     with each skill's "use when" text and intents, less what it shares only with its "not
     for" text (:mod:`skillsite.index.clauses`). ``environment`` (e.g. ``"kubernetes
     linux"`` or a mapping) is matched against ``applies_to`` and compatibility,
-    ``capabilities`` against tags, intents and compatibility."""
+    ``capabilities`` against tags, intents and compatibility. With vectors in dist/, skills
+    near the task's meaning are fused in; ``semantic=False`` keeps it lexical."""
     task = text_argument(task, "task", MAX_QUERY_CHARS)
     where, able = words(environment), words(capabilities)
     limit = clamp(limit, 1, 50, "limit")
@@ -84,13 +88,32 @@ def recommend(session: Session, task: str, *,
               Boost(APPLIES_TO_BONUS, where or task, ("applies_to", "compatibility")),
               Boost(CAPABILITY_BONUS, able, ("tags", "intents", "compatibility")))
     query = " ".join(part for part in (task, where, able) if part)
-    return _answer(session, query, limit, _ranked(session, query, Filters(), limit, boosts),
-                   browse=False)
+    if not semantic:
+        return _answer(session, query, limit,
+                       _ranked(session, query, Filters(), limit, boosts), browse=False)
+    return _hybrid(session, query, task, Filters(), limit, boosts)
+
+
+def _hybrid(session: Session, query: str, meaning: str, filters: Filters, limit: int,
+            boosts: Sequence[Boost], asked: bool = False) -> results.SearchResult:
+    """Lexical and semantic candidates fused (:mod:`skillsite.reader.semantic`); the
+    lexical ranking alone when ``dist/`` has no vectors or the extra is missing."""
+    fused = hybrid(session.finder, session.semantic, query, meaning, filters, limit, boosts,
+                   asked)
+    hits = _with_exact(session, query, filters, fused.hits, limit)
+    return _answer(session, query, limit, hits, browse=False, via=fused.via,
+                   semantic=fused.ran, note=fused.note)
 
 
 def _ranked(session: Session, query: str, filters: Filters, limit: int,
             boosts: Sequence[Boost]) -> list[tuple[Hit, float]]:
-    hits = session.finder.ranked(query, filters, limit, boosts)
+    return _with_exact(session, query, filters,
+                       session.finder.ranked(query, filters, limit, boosts), limit)
+
+
+def _with_exact(session: Session, query: str, filters: Filters,
+                hits: list[tuple[Hit, float]], limit: int) -> list[tuple[Hit, float]]:
+    """``hits`` with the skill named ``query`` first, whatever its rank."""
     exact = session.finder.exact(query)
     if exact is not None and filters:
         listing = session.finder.listings([exact.name]).get(exact.name)
@@ -114,7 +137,9 @@ def _browse(session: Session, filters: Filters, limit: int) -> list[StoredSkill]
 
 
 def _answer(session: Session, query: str, limit: int,
-            hits: Sequence[tuple[Hit | Listing, float]], browse: bool) -> results.SearchResult:
+            hits: Sequence[tuple[Hit | Listing, float]], browse: bool,
+            via: Mapping[str, tuple[str, ...]] | None = None, semantic: bool = False,
+            note: str = "") -> results.SearchResult:
     width = session.ledger.policy.meta_chars if session.ledger else DESCRIPTION_CHARS
     matched: list[tuple[str, ...]] = [()] * len(hits)
     if not browse:
@@ -128,13 +153,14 @@ def _answer(session: Session, query: str, limit: int,
                           title=one_line(skill.title, width), description=one_line(
                               skill.description, width), format=skill.format,
                           tags=skill.tags, score=score, matched=fields,
-                          library=session.library)
-        for (skill, score), fields in zip(hits, matched))
+                          library=session.library,
+                          via=() if browse else (via or {}).get(skill.name, ("lexical",)))
+        for (skill, score), fields in zip(hits, matched, strict=True))
     if session.ledger:
         session.ledger.charge("search", sum(len(c.title) + len(c.description)
                                             for c in candidates))
     return results.SearchResult(query=query, limit=limit, browse=browse,
-                                results=candidates)
+                                results=candidates, semantic=semantic, note=note)
 
 
 def bare_name(skill_id: str) -> str:

@@ -10,6 +10,7 @@ from collections import defaultdict
 from skillsite.reader import results
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.neighbours import REASON_WEIGHTS
+from skillsite.reader.semantic import with_meaning
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
 from skillsite.reader.shelf import StoredSkill
 from skillsite.reader.views import clamp, one_line
@@ -40,6 +41,8 @@ def related(session: Session, ref: str, limit: int = 10) -> results.Related:
     if len(found) < min(CONTENT_BELOW, limit):
         found += _alike(session, skill.name, {n.name for n in found if n.library ==
                                               session.library}, limit - len(found))
+        found = with_meaning(session.semantic, session.finder, skill.name, found, limit,
+                             session.ref)
     return results.Related(session.ref(skill.name), skill.name, tuple(found),
                            library=session.library,
                            refused=tuple(error.to_dict() for error in refused))

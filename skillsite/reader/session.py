@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from skillsite.reader.neighbours import Graph
     from skillsite.reader.retrieval import Retrieval
     from skillsite.reader.safe import SafeLedger
+    from skillsite.reader.semantic import Semantic
     from skillsite.reader.shelf import Shelf, StoredSkill
     from skillsite.reader.snapshots import Snapshot
 
@@ -114,6 +115,11 @@ class Session:
     def finder(self) -> Finder:
         """The search index and ranking."""
         return self.snapshot.finder
+
+    @property
+    def semantic(self) -> Semantic:
+        """The build's vectors and the embedding model, loaded on first use."""
+        return self.snapshot.semantic
 
     @property
     def dist(self) -> str:

@@ -23,6 +23,7 @@ from skillsite.reader.artifacts import MANIFEST, Artifacts
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.finder import Finder
 from skillsite.reader.neighbours import Graph, load_graph
+from skillsite.reader.semantic import Semantic
 from skillsite.reader.shelf import Shelf
 from skillsite.store.groups import GROUPS
 
@@ -49,6 +50,7 @@ class Snapshot:
             self.artifacts.verify_or_raise()
         self.shelf = Shelf(self.artifacts)
         self.finder = Finder(self.artifacts, self.shelf)
+        self.semantic = Semantic(self.artifacts)
         self._graph: Graph | None = None
         self._groups: dict[str, Any] | None = None
         self._lock = threading.Lock()

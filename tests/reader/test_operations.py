@@ -26,7 +26,7 @@ def test_search_returns_compact_candidates_never_a_body(library: Library) -> Non
     assert found.results[0].name == "pdf-forms"
     top = found.results[0].to_dict()
     assert set(top) == {"ref", "id", "name", "title", "description", "format", "tags",
-                        "score", "matched", "library"}
+                        "score", "matched", "library", "via"}
     assert top["library"] == "" and top["ref"] == top["id"]  # one plain dist/: no prefix
     assert {"name", "title", "description"} <= set(top["matched"])
     assert "\n" not in top["description"] and len(top["description"]) <= 200

@@ -23,6 +23,8 @@ class Candidate(Result):
     #: The library the skill is in ("" when the Library reads one plain dist/); its ref
     #: then carries the library as a prefix: ``@<library>/<id>``.
     library: str = ""
+    #: Which halves proposed it: ("lexical",), ("semantic",) or both; () when browsing.
+    via: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -38,3 +40,7 @@ class SearchResult(Result):
     #: Libraries that could not be searched, each as the reader's error JSON
     #: (``{"error": "damaged-dist", "message": ..., "library": ...}``); the others answered.
     refused: tuple[dict[str, Any], ...] = ()
+    #: Whether the semantic half ran (recommend, search --semantic, with vectors).
+    semantic: bool = False
+    #: Why it did not, when it was asked for and cannot run here; else "".
+    note: str = ""

@@ -1,0 +1,124 @@
+"""Hybrid recommend, search --semantic and related by meaning, on the bundled corpus built
+with vectors (numpy is in the test extras; without it these tests skip)."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy")
+
+from skillsite.reader import Library  # noqa: E402
+from skillsite.reader.errors import ReaderError  # noqa: E402
+from skillsite.reader.semantic import fuse  # noqa: E402
+from skillsite.semantic.model import load_model  # noqa: E402
+from skillsite.store.vectors import (  # noqa: E402
+    INDEX,
+    ROWS,
+    Vectors,
+    nearest,
+    quantized,
+    read_vectors,
+    write_vectors,
+)
+
+REPO = Path(__file__).parent.parent.parent
+#: A task whose words are not the skill's: lexical ranking misses it, meaning finds it.
+PARAPHRASE = "which folders use the most space on the server"
+
+
+def test_vectors_round_trip_and_find_themselves(tmp_path: Path) -> None:
+    model = load_model()
+    texts = ["fill a pdf form", "roll back a kubernetes deploy", "write a changelog",
+             "find the commit that broke the build"]
+    unit = model.embed(texts)
+    rows, scales, signs = quantized(unit)
+    write_vectors(tmp_path, Vectors(model.version, ["a", "b", "c", "d"], rows, scales, signs))
+    back = read_vectors(tmp_path)
+    assert back.model == model.version and back.ids == ["a", "b", "c", "d"]
+    assert np.array_equal(back.rows, rows) and np.array_equal(back.signs, signs)
+    restored = back.rows.astype(np.float32) * back.scales[:, None]
+    assert np.allclose(restored, unit, atol=0.01)
+    for name, vector in zip(back.ids, unit, strict=True):
+        best = nearest(back, vector, 2)
+        assert best[0].id == name and best[0].cosine == pytest.approx(1.0, abs=0.02)
+        assert best[1].cosine < best[0].cosine
+
+
+def test_the_model_embeds_meaning_not_only_words() -> None:
+    model = load_model()
+    deck, slides, invoice = model.embed(["create a slide deck", "presentation with slides",
+                                         "reconcile the accounting ledger"])
+    assert float(deck @ slides) > float(deck @ invoice) + 0.1
+    assert not model.embed(["\u2603\u2603"]).any()  # nothing known: a zero vector
+
+
+def test_recommend_fuses_meaning_and_says_which_half(library: Library) -> None:
+    lexical = library.search(PARAPHRASE, limit=5).results
+    hybrid = library.recommend(PARAPHRASE, limit=5)
+    assert hybrid.semantic and not hybrid.note
+    assert lexical[0].name != "disk_usage" and hybrid.results[0].name == "disk_usage"
+    assert "semantic" in hybrid.results[0].via
+    assert all(set(c.via) <= {"lexical", "semantic"} and c.via for c in hybrid.results)
+    shape = hybrid.to_dict()
+    assert shape["semantic"] is True and shape["results"][0]["via"]
+
+
+def test_an_exact_name_still_wins(library: Library) -> None:
+    for call in (library.recommend, lambda q: library.search(q, semantic=True)):
+        found = call("git-bisect")
+        assert found.results[0].name == "git-bisect" and "lexical" in found.results[0].via
+
+
+def test_search_stays_lexical_unless_asked(library: Library) -> None:
+    plain = library.search(PARAPHRASE)
+    assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
+    asked = library.search(PARAPHRASE, semantic=True, limit=3)
+    assert asked.semantic and asked.results[0].name == "disk_usage"
+
+
+def test_search_semantic_keeps_filters(library: Library) -> None:
+    found = library.search(PARAPHRASE, semantic=True, format="skill-json", limit=10)
+    assert found.results and all(c.format == "skill-json" for c in found.results)
+
+
+def test_fusion_ranks_agreement_first_and_is_deterministic() -> None:
+    fused = fuse(["a", "b", "c"], ["c", "d"])
+    assert [f.name for f in fused][:1] == ["c"] and fused[0].via == ("lexical", "semantic")
+    assert {f.name: f.via for f in fused}["d"] == ("semantic",)
+    assert fuse(["x", "y"], ["y", "x"]) == fuse(["x", "y"], ["y", "x"])
+
+
+def test_related_adds_neighbours_by_meaning_with_the_reason(library: Library) -> None:
+    related = library.related("journal_vacuum", limit=6).results
+    reasons = [r for n in related for r in n.reasons if r.startswith("similar meaning")]
+    assert reasons and all("cosine 0." in r for r in reasons)
+    assert "journal_vacuum" not in {n.name for n in related}
+
+
+def test_a_damaged_vector_file_is_refused_with_rebuild(dist: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(dist, tmp_path / "dist"))
+    rows = copy / ROWS
+    data = bytearray(rows.read_bytes())
+    data[-1] ^= 0xFF  # same size, other bytes: the manifest's sha256 catches it
+    rows.write_bytes(bytes(data))
+    with pytest.raises(ReaderError) as caught:
+        Library(copy).recommend(PARAPHRASE)
+    assert caught.value.code == "damaged-dist" and "rebuild" in caught.value.message
+    assert ROWS in caught.value.message
+
+
+def test_an_inconsistent_vector_index_is_refused_by_the_cli(dist: Path, tmp_path: Path) -> None:
+    copy = Path(shutil.copytree(dist, tmp_path / "dist"))
+    index = json.loads((copy / INDEX).read_text())
+    index["ids"] = index["ids"][:-1]  # one row without an id; the size check alone passes
+    text = json.dumps(index, separators=(",", ":"))
+    (copy / INDEX).write_text(text + " " * ((copy / INDEX).stat().st_size - len(text)))
+    done = subprocess.run([sys.executable, "-m", "skillsite", "recommend", PARAPHRASE,
+                           "--dist", str(copy)], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "vectors/index.json" in done.stderr and "rebuild" in done.stderr
