@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 #: Candidates each half proposes before fusion.
 POOL = 30
 #: Reciprocal rank fusion's constant and the weight of each half (bench/bench_semantic.py).
-RRF_K = 1
+RRF_K = 10
 LEXICAL_WEIGHT = 1.0
 SEMANTIC_WEIGHT = 1.0
 #: A neighbour less similar than this to the query is not proposed.

@@ -68,7 +68,9 @@ def _damage(dist: Path, relative: str, how: str, other: Path) -> set[str]:
     else:  # swap: another shard of this build, or the same file from another build
         partners = [p for p in sorted(path.parent.iterdir()) if p != path
                     and p.suffix == path.suffix and p.read_bytes() != data
-                    ] if relative.startswith(("content/", "build-cache/")) else []
+                    ] if relative.startswith(("content/", "build-cache/", "vectors/")) else []
+        if relative.startswith("vectors/") and not partners:  # its only .json: the catalog's
+            partners = [dist / "catalog.json"]
         if partners:
             partner = partners[0]
             swapped = partner.read_bytes()

@@ -122,3 +122,9 @@ def test_an_inconsistent_vector_index_is_refused_by_the_cli(dist: Path, tmp_path
                            "--dist", str(copy)], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "vectors/index.json" in done.stderr and "rebuild" in done.stderr
+
+
+def test_recommend_can_be_kept_lexical(library: Library) -> None:
+    plain = library.recommend(PARAPHRASE, semantic=False)
+    assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
+    assert plain.results[0].name != "disk_usage"
