@@ -9,6 +9,7 @@ of ``[UNK]``.
 """
 from __future__ import annotations
 
+import re
 import unicodedata
 
 #: Words longer than this are [UNK] in BERT's tokenizer: left out here.
@@ -30,16 +31,36 @@ def _is_cjk(code: int) -> bool:
             or 0x2F800 <= code <= 0x2FA1F)
 
 
+#: ASCII control characters other than whitespace: BERT drops them.
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: In ASCII text, BERT's words are runs of letters and digits, and every other printable
+#: character is a word of its own.
+_ASCII_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9\s]")
+
+
 def words_of(text: str) -> list[str]:
-    """BERT's basic tokenizer: the lowercased, accent-free words and punctuation marks."""
+    """BERT's basic tokenizer: the lowercased, accent-free words and punctuation marks.
+    ASCII chunks take a regular expression; the rest goes character by character."""
+    if text.isascii():
+        return _ASCII_WORDS.findall(_ASCII_CONTROL.sub("", text).lower())
+    out: list[str] = []
+    for chunk in _ASCII_CONTROL.sub("", text).split():
+        if chunk.isascii():
+            out += _ASCII_WORDS.findall(chunk.lower())
+        else:
+            out += _unicode_words(chunk)
+    return out
+
+
+def _unicode_words(text: str) -> list[str]:
     text = unicodedata.normalize("NFD", text.lower())
     out: list[str] = []
     current: list[str] = []
     for char in text:
         category = unicodedata.category(char)
-        if category == "Mn":  # a combining accent
-            continue
-        if char.isspace() or category in ("Cc", "Cf") or char == "\ufffd":
+        if category == "Mn" or category in ("Cc", "Cf") or char == "\ufffd":
+            continue  # an accent, or a character BERT drops
+        if char.isspace():
             if current:
                 out.append("".join(current))
                 current = []

@@ -28,7 +28,7 @@ from skillsite.store.vectors import (  # noqa: E402
 
 REPO = Path(__file__).parent.parent.parent
 #: A task whose words are not the skill's: lexical ranking misses it, meaning finds it.
-PARAPHRASE = "which folders use the most space on the server"
+PARAPHRASE = "it worked in the old version and is broken now, find the change"
 
 
 def test_vectors_round_trip_and_find_themselves(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_recommend_fuses_meaning_and_says_which_half(library: Library) -> None:
     lexical = library.search(PARAPHRASE, limit=5).results
     hybrid = library.recommend(PARAPHRASE, limit=5)
     assert hybrid.semantic and not hybrid.note
-    assert lexical[0].name != "disk_usage" and hybrid.results[0].name == "disk_usage"
+    assert lexical[0].name != "git-bisect" and hybrid.results[0].name == "git-bisect"
     assert "semantic" in hybrid.results[0].via
     assert all(set(c.via) <= {"lexical", "semantic"} and c.via for c in hybrid.results)
     shape = hybrid.to_dict()
@@ -78,7 +78,8 @@ def test_search_stays_lexical_unless_asked(library: Library) -> None:
     plain = library.search(PARAPHRASE)
     assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
     asked = library.search(PARAPHRASE, semantic=True, limit=3)
-    assert asked.semantic and asked.results[0].name == "disk_usage"
+    assert asked.semantic and "git-bisect" in [c.name for c in asked.results]
+    assert all("semantic" in c.via for c in asked.results)
 
 
 def test_search_semantic_keeps_filters(library: Library) -> None:
@@ -127,4 +128,14 @@ def test_an_inconsistent_vector_index_is_refused_by_the_cli(dist: Path, tmp_path
 def test_recommend_can_be_kept_lexical(library: Library) -> None:
     plain = library.recommend(PARAPHRASE, semantic=False)
     assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
-    assert plain.results[0].name != "disk_usage"
+    assert plain.results[0].name != "git-bisect"
+
+
+def test_numpy_and_the_model_load_only_for_a_semantic_query(dist: Path) -> None:
+    code = ("import sys; from skillsite.reader import Library; lib = Library(sys.argv[1]); "
+            "lib.search('deploy'); lib.recommend('deploy', semantic=False); "
+            "before = {'numpy', 'skillsite.semantic.model'} & set(sys.modules); "
+            "lib.recommend('deploy'); print(sorted(before), 'numpy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code, str(dist)], capture_output=True,
+                          text=True, cwd=REPO)
+    assert done.stdout.split() == ["[]", "True"], done.stdout + done.stderr
