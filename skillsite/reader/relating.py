@@ -42,7 +42,7 @@ def related(session: Session, ref: str, limit: int = 10) -> results.Related:
         found += _alike(session, skill.name, {n.name for n in found if n.library ==
                                               session.library}, limit - len(found))
         found = with_meaning(session.semantic, session.finder, skill.name, found, limit,
-                             session.ref)
+                             session.ref, session.library)
     return results.Related(session.ref(skill.name), skill.name, tuple(found),
                            library=session.library,
                            refused=tuple(error.to_dict() for error in refused))

@@ -179,7 +179,7 @@ def hybrid(finder: Finder, semantic: Semantic, query: str, meaning: str, filters
 
 
 def with_meaning(semantic: Semantic, finder: Finder, name: str, found: list[Any],
-                 limit: int, ref: Callable[[str], str]) -> list[Any]:
+                 limit: int, ref: Callable[[str], str], library: str = "") -> list[Any]:
     """``related``'s top-up by content (``found``: :class:`~skillsite.reader.results.
     Neighbour`), with the skills nearest skill ``name`` in meaning: one already found gains
     the reason, the others follow while there is room. Unchanged without vectors."""
@@ -191,7 +191,8 @@ def with_meaning(semantic: Semantic, finder: Finder, name: str, found: list[Any]
     from skillsite.reader.views import one_line
 
     near = [n for n in semantic.alike(name, limit + len(found)) if n.id != name]
-    listed = {neighbour.name: number for number, neighbour in enumerate(found)}
+    listed = {neighbour.name: number for number, neighbour in enumerate(found)
+              if neighbour.library == library}
     out = list(found)
     fresh = [n for n in near if n.id not in listed][:max(0, limit - len(found))]
     for n in near:
@@ -201,7 +202,7 @@ def with_meaning(semantic: Semantic, finder: Finder, name: str, found: list[Any]
     shown = finder.hits([n.id for n in fresh])
     out += [results.Neighbour(ref(n.id), n.id, one_line(shown[n.id].title),
                               one_line(shown[n.id].description), (_reason(n.cosine),),
-                              round(n.cosine, 6))
+                              round(n.cosine, 6), library=library)
             for n in fresh if n.id in shown]
     return out
 
