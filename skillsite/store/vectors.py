@@ -1,6 +1,6 @@
 """``vectors/``: one embedding per skill, written by a build with the ``semantic`` extra.
 
-Four files (artifact format 1.1; a dist/ without them is answered lexically):
+Four files (artifact format 1.2; a dist/ without them is answered lexically):
 
 - ``vectors/index.json``: ``{"format_version": 1, "model": <name>, "dims": d,
   "count": n, "ids": [...]}``, the skill id of each row in row order;
