@@ -32,7 +32,7 @@ POOL = 30
 #: Reciprocal rank fusion's constant and the weight of each half (bench/bench_semantic.py).
 RRF_K = 10
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 1.0
+SEMANTIC_WEIGHT = 0.2
 #: A neighbour less similar than this to the query is not proposed.
 MIN_COSINE = 0.2
 LEXICAL = "lexical"

@@ -28,7 +28,7 @@ from skillsite.store.vectors import (  # noqa: E402
 
 REPO = Path(__file__).parent.parent.parent
 #: A task whose words are not the skill's: lexical ranking misses it, meaning finds it.
-PARAPHRASE = "trim old journalctl logs to free space"
+PARAPHRASE = "summarize what shipped since the last tag"
 
 
 def test_vectors_round_trip_and_find_themselves(tmp_path: Path) -> None:
@@ -61,7 +61,7 @@ def test_recommend_fuses_meaning_and_says_which_half(library: Library) -> None:
     lexical = library.search(PARAPHRASE, limit=5).results
     hybrid = library.recommend(PARAPHRASE, limit=5)
     assert hybrid.semantic and not hybrid.note
-    assert lexical[0].name != "journal_vacuum" and hybrid.results[0].name == "journal_vacuum"
+    assert lexical[0].name != "changelog-writer" and hybrid.results[0].name == "changelog-writer"
     assert "semantic" in hybrid.results[0].via
     assert all(set(c.via) <= {"lexical", "semantic"} and c.via for c in hybrid.results)
     shape = hybrid.to_dict()
@@ -78,7 +78,7 @@ def test_search_stays_lexical_unless_asked(library: Library) -> None:
     plain = library.search(PARAPHRASE)
     assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
     asked = library.search(PARAPHRASE, semantic=True, limit=3)
-    assert asked.semantic and "journal_vacuum" in [c.name for c in asked.results]
+    assert asked.semantic and "changelog-writer" in [c.name for c in asked.results]
     assert all("semantic" in c.via for c in asked.results)
 
 
@@ -128,7 +128,7 @@ def test_an_inconsistent_vector_index_is_refused_by_the_cli(dist: Path, tmp_path
 def test_recommend_can_be_kept_lexical(library: Library) -> None:
     plain = library.recommend(PARAPHRASE, semantic=False)
     assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
-    assert plain.results[0].name != "journal_vacuum"
+    assert plain.results[0].name != "changelog-writer"
 
 
 def test_numpy_and_the_model_load_only_for_a_semantic_query(dist: Path) -> None:
