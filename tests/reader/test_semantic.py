@@ -57,29 +57,56 @@ def test_the_model_embeds_meaning_not_only_words() -> None:
     assert not model.embed(["\u2603\u2603"]).any()  # nothing known: a zero vector
 
 
-def test_recommend_fuses_meaning_and_says_which_half(library: Library) -> None:
-    lexical = library.search(PARAPHRASE, limit=5).results
-    hybrid = library.recommend(PARAPHRASE, limit=5)
+SKILLS = {"slide-maker": "Create presentations and slide decks for talks and pitches.",
+          "ledger-check": "Reconcile invoices against the accounting ledger every month.",
+          "rollback": "Roll back a Kubernetes deployment that went bad.",
+          "flaky-tests": "Find unit tests that fail intermittently in CI."}
+#: Tasks that share no word with their skill: words alone find nothing.
+TASKS = {"put together a keynote for the all-hands meeting": "slide-maker",
+         "my books do not balance with the bank statement": "ledger-check"}
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Library:
+    from skillsite.builder.pipeline import build
+
+    base = tmp_path_factory.mktemp("semantic-tiny")
+    for name, description in SKILLS.items():
+        folder = base / "corpus" / name
+        folder.mkdir(parents=True)
+        (folder / "SKILL.md").write_text(f"---\nname: {name}\ndescription: {description}\n"
+                                         f"---\n\n# {name}\n\n{description}\n")
+    build(base / "corpus", base / "dist")
+    return Library(base / "dist", max_skills=None, max_chars=None)
+
+
+@pytest.mark.parametrize("task", sorted(TASKS))
+def test_recommend_finds_by_meaning_and_says_which_half(tiny: Library, task: str) -> None:
+    assert not tiny.recommend(task, semantic=False).results  # no shared word
+    hybrid = tiny.recommend(task, limit=2)
     assert hybrid.semantic and not hybrid.note
-    assert lexical[0].name != "changelog-writer" and hybrid.results[0].name == "changelog-writer"
-    assert "semantic" in hybrid.results[0].via
-    assert all(set(c.via) <= {"lexical", "semantic"} and c.via for c in hybrid.results)
+    assert hybrid.results[0].name == TASKS[task] and hybrid.results[0].via == ("semantic",)
     shape = hybrid.to_dict()
-    assert shape["semantic"] is True and shape["results"][0]["via"]
+    assert shape["semantic"] is True and shape["results"][0]["via"] == ["semantic"]
+
+
+def test_search_stays_lexical_unless_asked(tiny: Library) -> None:
+    task = sorted(TASKS)[0]
+    assert not tiny.search(task).results
+    asked = tiny.search(task, semantic=True, limit=1)
+    assert asked.semantic and asked.results[0].name == TASKS[task]
+
+
+def test_recommend_on_the_corpus_says_which_half(library: Library) -> None:
+    hybrid = library.recommend("roll back a bad deploy", limit=5)
+    assert hybrid.semantic and hybrid.results[0].name == "deploy-rollback"
+    assert all(c.via and set(c.via) <= {"lexical", "semantic"} for c in hybrid.results)
 
 
 def test_an_exact_name_still_wins(library: Library) -> None:
     for call in (library.recommend, lambda q: library.search(q, semantic=True)):
         found = call("git-bisect")
         assert found.results[0].name == "git-bisect" and "lexical" in found.results[0].via
-
-
-def test_search_stays_lexical_unless_asked(library: Library) -> None:
-    plain = library.search(PARAPHRASE)
-    assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
-    asked = library.search(PARAPHRASE, semantic=True, limit=3)
-    assert asked.semantic and "changelog-writer" in [c.name for c in asked.results]
-    assert all("semantic" in c.via for c in asked.results)
 
 
 def test_search_semantic_keeps_filters(library: Library) -> None:
@@ -124,11 +151,6 @@ def test_an_inconsistent_vector_index_is_refused_by_the_cli(dist: Path, tmp_path
     assert done.returncode == 2, done.stdout + done.stderr
     assert "vectors/index.json" in done.stderr and "rebuild" in done.stderr
 
-
-def test_recommend_can_be_kept_lexical(library: Library) -> None:
-    plain = library.recommend(PARAPHRASE, semantic=False)
-    assert not plain.semantic and all(c.via == ("lexical",) for c in plain.results)
-    assert plain.results[0].name != "changelog-writer"
 
 
 def test_numpy_and_the_model_load_only_for_a_semantic_query(dist: Path) -> None:
