@@ -15,7 +15,6 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from skillsite.index.clauses import clauses
 from skillsite.index.tokens import joined
 
 if TYPE_CHECKING:
@@ -78,6 +77,8 @@ RECORD_ONLY_FIELDS = ("use_when", "not_for")
 def field_texts(doc: IndexDoc) -> dict[str, str]:
     """Return the non-empty fields of ``doc`` as whitespace-joined terms: the engine fields
     (:data:`TEXT_FIELDS`) and the :data:`RECORD_ONLY_FIELDS`."""
+    from skillsite.index.clauses import clauses  # the build's: a reader never needs it
+
     use_when, not_for = clauses(doc.description, doc.body)
     texts = {
         "name": joined(doc.name),
