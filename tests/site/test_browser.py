@@ -215,3 +215,23 @@ def test_search_finds_an_edited_description_after_an_incremental_build(
     page.wait_for_url("**/skills/gamma-deploy/")
     assert "Quokka. Deploy" in page.locator(".skillsite-description").inner_text()
     assert page.console_errors == []
+
+
+def test_problems_page_links_every_row_and_shows_whole_messages(page: Any, base_url: str,
+                                                                site: Path) -> None:
+    catalog = json.loads((site / "catalog.json").read_text())["skills"]
+    folders = tuple(s["path"].rsplit("/", 1)[0] + "/" for s in catalog if "/" in s["path"])
+    _open(page, base_url + "problems/")
+    rows = page.locator(".skillsite-problems tbody tr")
+    assert rows.count() > 5
+    for row in rows.all():
+        where = row.locator("td").first
+        path = where.inner_text().rsplit(":", 1)[0]
+        if path in {s["path"] for s in catalog} or path.startswith(folders):
+            assert where.locator("a").count() == 1, path      # a published skill's file
+        message = row.locator("td").nth(3)
+        assert message.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), path
+    assert page.evaluate("document.documentElement.scrollWidth") == 1280
+    table = page.locator(".skillsite-problems table")            # nothing cut off at 1280
+    assert table.evaluate("e => e.getBoundingClientRect().right <= "
+                          "document.querySelector('.md-content').getBoundingClientRect().right")
