@@ -55,13 +55,16 @@ local counts = redis.call('HMGET', KEYS[1], 'search', 'read', 'chars')
 local searches = tonumber(counts[1]) or 0
 local reads = tonumber(counts[2]) or 0
 local spent = tonumber(counts[3]) or 0
-local left = redis.call('PTTL', KEYS[1])
-if left < 0 then left = tonumber(ARGV[6]) end
-if spent + tonumber(ARGV[2]) > tonumber(ARGV[5]) then return {'characters', spent, left} end
-if ARGV[1] == 'search' and searches >= tonumber(ARGV[3]) then
-  return {'searches', searches, left}
+local function refuse(budget, used)
+  local left = redis.call('PTTL', KEYS[1])
+  if left < 0 then left = tonumber(ARGV[6]) end
+  return {budget, used, left}
 end
-if ARGV[1] == 'read' and reads >= tonumber(ARGV[4]) then return {'reads', reads, left} end
+if spent + tonumber(ARGV[2]) > tonumber(ARGV[5]) then return refuse('characters', spent) end
+if ARGV[1] == 'search' and searches >= tonumber(ARGV[3]) then
+  return refuse('searches', searches)
+end
+if ARGV[1] == 'read' and reads >= tonumber(ARGV[4]) then return refuse('reads', reads) end
 redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
 redis.call('HINCRBY', KEYS[1], 'chars', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[6], 'NX')
