@@ -17,7 +17,7 @@ import pytest
 from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-from redis_server import RedisServer, redis_server_path  # noqa: E402
+from redis_server import RedisServer, free_port, redis_server_path  # noqa: E402
 from replicas import pinned_client, replicas, round_robin_client  # noqa: E402
 
 from skillsite.reader.safe import SafePolicy  # noqa: E402
@@ -29,6 +29,7 @@ pytestmark = [pytest.mark.anyio,
               pytest.mark.skipif(redis_server_path() is None,
                                  reason="redis-server is not installed")]
 POLICY = SafePolicy()
+FREE = f"127.0.0.1:{free_port()}"
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +165,41 @@ async def test_redis_stopped_and_started_mid_session_fails_closed_then_recovers(
             # Redis came back empty (no persistence here): the old ref went with it
             assert (await _refused(client, "open", ref=ref))["error"] == \
                 "invalid-or-expired-reference"
+
+
+@pytest.mark.parametrize(("text", "headers", "named"), [
+    ("bearer", {"authorization": "Bearer tok-1"}, True),
+    ("bearer", {"authorization": "bearer tok-1"}, True),
+    ("bearer", {"authorization": "Basic dXNlcg=="}, False),
+    ("bearer", {"authorization": "Bearer   "}, False),
+    ("bearer", {}, False),
+    ("header:X-Client-Id", {"x-client-id": "team-a"}, True),
+    ("header:X-Client-Id", {"authorization": "Bearer tok-1"}, False),
+])
+def test_a_client_identity_is_a_hash_of_what_names_it(text: str, headers: dict[str, str],
+                                                       named: bool) -> None:
+    from skillsite.mcp.clients import ClientIdentity
+
+    key = ClientIdentity.parse(text).key(headers)
+    assert (key is not None) == named
+    if key is not None:
+        value = next(iter(headers.values())).split()[-1]
+        assert value not in key and len(key) < 50  # only a hash reaches the store
+        assert key != ClientIdentity.parse(text).key({k: v + "x" for k, v in headers.items()})
+
+
+@pytest.mark.parametrize("args", [
+    ["--shared", "redis://127.0.0.1:1/0"],  # no --http
+    ["--http", FREE, "--shared", "http://127.0.0.1:1/0"],
+    ["--http", FREE, "--shared", "redis://127.0.0.1:1/0", "--client-identity", "ip"],
+    ["--http", FREE, "--shared", "redis://127.0.0.1:1/0",
+     "--client-identity", "header:"],
+])
+def test_shared_options_are_checked_before_serving(dist: Path, args: list[str]) -> None:
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    result = CliRunner().invoke(main, ["mcp", "--dist", str(dist), *args])
+    assert result.exit_code == 2, result.output
+    assert "--shared" in result.output or "--client-identity" in result.output
