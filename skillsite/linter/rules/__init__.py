@@ -7,9 +7,10 @@ pays for compiling the rules' patterns.
 """
 from __future__ import annotations
 
+from collections.abc import Collection, Iterator
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Collection, Iterator
+from typing import TYPE_CHECKING, Any
 
 from skillsite import config
 from skillsite.linter.rules.registry import CORPUS, DOCUMENT, PARSE, SCHEMA, Rule

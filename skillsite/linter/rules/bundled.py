@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.filenames import printable
 from skillsite.linter.bundle import Bundled

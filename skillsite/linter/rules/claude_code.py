@@ -7,7 +7,8 @@ events to lists, ``allowed-tools`` names Claude Code's tools.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position
@@ -158,8 +159,9 @@ def arguments_without_hint(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     ``$5.00``, ``$10``, ``$1M``, ``~$5``, ``$5-8`` and ``$5/year`` are amounts, not
     arguments, and in a body that writes amounts (stand-ins such as ``$X/month`` and
-    ``$[X]`` included) so is a lone ``$0`` or ``$5`` ("$5 recommended"). ``$1`` inside single quotes or braces on
-    its line is a field of ``awk '{print $1}'`` or a shell variable, not an argument.
+    ``$[X]`` included) so is a lone ``$0`` or ``$5`` ("$5 recommended"). ``$1`` inside
+    single quotes or braces on its line is a field of ``awk '{print $1}'`` or a shell
+    variable, not an argument.
     """
     data = doc.data or {}
     if "argument-hint" in data or not _maybe_arguments(doc.body):

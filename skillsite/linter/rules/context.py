@@ -74,9 +74,9 @@ def dialect(doc: Document) -> str:
 
     Only evidence no other dialect produces counts: ongrid's ``tools`` is a list of
     objects with an ``impl``, its ``activation`` a mapping with a ``mode``, its
-    ``metadata.ongrid`` a mapping, and ``config_section`` is ongrid's alone; a Mini-A page says ``type: skill`` or
-    ``schema: mini-a.skill/...``. A bare ``tools`` key proves nothing: Claude Code's
-    ``tools`` is a string or a list of tool names.
+    ``metadata.ongrid`` a mapping, and ``config_section`` is ongrid's alone; a Mini-A page
+    says ``type: skill`` or ``schema: mini-a.skill/...``. A bare ``tools`` key proves
+    nothing: Claude Code's ``tools`` is a string or a list of tool names.
     """
     return doc.memo("dialect", lambda: _detect(doc.data or {}))
 

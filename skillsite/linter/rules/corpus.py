@@ -1,7 +1,8 @@
 """Rules that need the whole corpus: duplicate names and Mini-A dependencies."""
 from __future__ import annotations
 
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from skillsite.linter.namespaces import Namespace
 from skillsite.linter.rules.context import Context

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.rules.context import Context, dialect, text_field
 from skillsite.linter.rules.registry import Finding, rule
@@ -12,8 +12,9 @@ from skillsite.models import Document
 DESCRIPTION = "description"
 _TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|if|to|with|after|"
                       r"before|during|on)|when (?:the )?(?:user|you|asked|working|a |an )|"
-                      r"triggers?|triggered (?:by|when|on)|invoke when|for (?:tasks|requests|questions) "
-                      r"(?:that|about|involving|like)|whenever|if the user|applies when|"
+                      r"triggers?|triggered (?:by|when|on)|invoke when|"
+                      r"for (?:tasks|requests|questions) (?:that|about|involving|like)|"
+                      r"whenever|if the user|applies when|"
                       r"(?:should|must|can) be used (?:when|whenever|for|if|to|after|before)|"
                       r"use (?:proactively|immediately|automatically|only)|"
                       r"activates? (?:when|on|for)|"

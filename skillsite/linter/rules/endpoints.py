@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from skillsite.linter.rules.context import Context

@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-from typing import Any, Iterator
+from collections.abc import Iterator
+from functools import cache, lru_cache
+from typing import Any
 
 from skillsite.linter.pointer import child
 from skillsite.linter.rules.context import Context, dialect
@@ -12,13 +13,13 @@ from skillsite.linter.schema import load_schema
 from skillsite.models import Document
 
 
-@lru_cache(maxsize=None)
+@cache
 def known_fields(kind: str) -> frozenset[str]:
     """The top-level fields a format's schema describes."""
     return frozenset(load_schema(kind).get("properties", {}))
 
 
-@lru_cache(maxsize=None)
+@cache
 def dialect_of_field(kind: str) -> dict[str, tuple[str, ...]]:
     """The fields that only some dialects define (``x-skillsite-dialect``), with those."""
     return {key: tuple(spec["x-skillsite-dialect"])
@@ -50,8 +51,9 @@ def unknown_field(doc: Document, ctx: Context) -> Iterator[Finding]:
             continue
         owners = only.get(key, ())
         if key not in known:
-            yield doc.key_where(child("", key)), (f"unknown field {key!r}; if it is intended, add it "
-                                           "to allow-fields in the configuration")
+            yield doc.key_where(child("", key)), (
+                f"unknown field {key!r}; if it is intended, add it to allow-fields in the "
+                "configuration")
         elif owners and here not in owners:
             yield doc.key_where(child("", key)), (
                 f"{key!r} is not an Agent Skills field (only {' and '.join(owners)} defines it, "
@@ -133,7 +135,8 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
         found = _ANY_TOKEN.search(value) if _ANY_MARKER.search(value) else None
         if found:
             what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
-            yield _pointer(parent, token), f"value looks like {what}; load secrets from the environment"
+            yield _pointer(parent, token), (f"value looks like {what}; load secrets from the "
+                                            "environment")
         else:
             if key and _secret_key(key) and value and not _ENV_REFERENCE.match(value):
                 yield _pointer(parent, token), (f"field {key!r} holds a literal secret; "

@@ -3,7 +3,7 @@ space."""
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.fences import fences, in_fence
 from skillsite.linter.links import position

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.links import folder_of
 from skillsite.linter.rules.context import Context, dialect, text_field

@@ -11,7 +11,8 @@ declare("file-too-large", ERROR, """
     mistake (a data file or a log named like a skill). The file is not read further.
 """, family="parsing")
 declare("empty-file", ERROR, "The file is empty or holds only white space.", family="parsing")
-declare("binary-file", ERROR, "The file contains NUL bytes, so it is binary, not text.", family="parsing")
+declare("binary-file", ERROR, "The file contains NUL bytes, so it is binary, not text.",
+        family="parsing")
 declare("invalid-utf8", ERROR, """
     The file is not valid UTF-8. The location is the first invalid byte.
 
@@ -129,7 +130,8 @@ declare("name-length", ERROR, """
 declare("description-length", ERROR, """
     ``description`` must be non-empty and at most 1024 characters (Agent Skills
     specification). It should say what the skill does and when to use it.
-""", scope=SCHEMA, hint="must be 1 to 1024 characters long", peers={"agnix": "AS-008", "skillsaw": "agentskill-description"})
+""", scope=SCHEMA, hint="must be 1 to 1024 characters long",
+   peers={"agnix": "AS-008", "skillsaw": "agentskill-description"})
 declare("compatibility-length", ERROR, """
     ``compatibility``, when present, must be 1 to 500 characters (Agent Skills
     specification).
@@ -142,7 +144,8 @@ declare("allowed-tools-format", WARNING, """
     Passing example::
 
         allowed-tools: Bash(git:*) Read
-""", scope=SCHEMA, hint="should be one space-separated string, such as \"Read Bash(git:*)\"", fixable=True)
+""", scope=SCHEMA, hint="should be one space-separated string, such as \"Read Bash(git:*)\"",
+   fixable=True)
 declare("version-format", WARNING, """
     An oxo-flow ``version`` should be a semantic version such as ``1.2.0``, as the oxo-flow
     documentation asks.

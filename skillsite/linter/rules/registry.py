@@ -8,8 +8,9 @@ yield ``(where, message)`` pairs, where ``where`` is a JSON pointer into the doc
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, NamedTuple
+from typing import Any, NamedTuple
 
 from skillsite.models import ERROR, FORMATS, WARNING
 

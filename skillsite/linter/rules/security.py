@@ -3,14 +3,15 @@
 Every rule here has ``family = "security"``, so that the catalog and the site can show its
 findings as trust flags with their evidence. The specifications are silent on all of this,
 so (by the severity policy) each is a warning: a flagged skill stays in the build, with
-its flags, and ``severity = { secret-in-content = "error" }`` makes one fatal. They scan the ``SKILL.md`` body (or a Mini-A
-page) and every bundled text file, scripts included, each read once, and report a finding
-at that file's own path and line. Nothing is ever executed.
+its flags, and ``severity = { secret-in-content = "error" }`` makes one fatal. They scan
+the ``SKILL.md`` body (or a Mini-A page) and every bundled text file, scripts included,
+each read once, and report a finding at that file's own path and line. Nothing is ever executed.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from skillsite.linter import scan
 from skillsite.linter.links import position
@@ -89,8 +90,9 @@ def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
     Bidirectional controls (U+202A-U+202E, U+2066-U+2069) reorder what a reviewer sees
     ("Trojan Source"), and tag characters (U+E0000-U+E007F) spell text no one sees but the
     model reads, as do runs of variation selectors (U+FE00-U+FE0F, U+E0100-U+E01EF) or one
-    of U+E0100.. on a character that is not a CJK ideograph ("emoji smuggling"); zero-width characters (U+200B, U+2060, a stray U+FEFF) hide too. A
-    zero-width joiner inside an emoji sequence is fine.
+    of U+E0100.. on a character that is not a CJK ideograph ("emoji smuggling");
+    zero-width characters (U+200B, U+2060, a stray U+FEFF) hide too. A zero-width joiner
+    inside an emoji sequence is fine.
     """
     yield from _report(doc, ctx, scan.invisible_unicode, whole=True)
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Any, Iterator, NamedTuple
+from collections.abc import Iterator
+from typing import Any, NamedTuple
 
 from skillsite.linter.capped import read_capped
 from skillsite.linter.refgraph import references

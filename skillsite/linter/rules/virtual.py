@@ -1,7 +1,7 @@
 """Rules for Mini-A virtual skill pages."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.rules.context import Context, text_field
 from skillsite.linter.rules.registry import Finding, rule
