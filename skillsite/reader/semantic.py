@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 #: Candidates each half proposes before fusion.
 POOL = 30
 #: Reciprocal rank fusion's constant and the weight of each half (bench/bench_semantic.py).
-RRF_K = 10
+RRF_K = 5
 LEXICAL_WEIGHT = 1.0
-SEMANTIC_WEIGHT = 0.2
+SEMANTIC_WEIGHT = 0.25
 #: A neighbour less similar than this to the query is not proposed.
 MIN_COSINE = 0.2
 LEXICAL = "lexical"

@@ -115,8 +115,8 @@ def test_search_semantic_keeps_filters(library: Library) -> None:
 
 
 def test_fusion_ranks_agreement_first_and_is_deterministic() -> None:
-    fused = fuse(["a", "b", "c"], ["c", "d"])
-    assert [f.name for f in fused][:1] == ["c"] and fused[0].via == ("lexical", "semantic")
+    fused = fuse(["a", "b", "c"], ["b", "d"])  # both halves lift b above a
+    assert [f.name for f in fused][:2] == ["b", "a"] and fused[0].via == ("lexical", "semantic")
     assert {f.name: f.via for f in fused}["d"] == ("semantic",)
     assert fuse(["x", "y"], ["y", "x"]) == fuse(["x", "y"], ["y", "x"])
 
