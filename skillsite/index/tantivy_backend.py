@@ -213,7 +213,8 @@ class TantivySearcher(IndexSearcher):
                 continue  # a field without the term would add nothing to any score
             query = query_of.term_query(self._schema, field, term)
             if field in PRESENCE_FIELDS:
-                scale = specificity(docs_with_term, docs) if field in FUZZY_FIELDS else 1.0
+                scale = specificity(self._live_freq(field, term), docs) \
+                    if field in FUZZY_FIELDS else 1.0
                 if scale > 0:
                     clauses.append((should, presence_query(query, boost * scale,
                                                            docs_with_term, docs)))
@@ -263,7 +264,22 @@ class TantivySearcher(IndexSearcher):
             self._searcher.doc_freq(field, term) for field in FUZZY_FIELDS))
 
     def doc_freqs(self, field: str, terms: Iterable[str]) -> dict[str, int]:
-        return {term: int(self._searcher.doc_freq(field, term)) for term in terms}
+        return {term: self._live_freq(field, term) for term in terms}
+
+    def _live_freq(self, field: str, term: str) -> int:
+        """How many live skills hold ``term`` in ``field``. tantivy's ``doc_freq`` also
+        counts documents an incremental build deleted until a merge drops them, which would
+        make ranking's weights, and so its answers, differ from a clean build's; an index
+        that never deleted (as many slots as live documents) needs no count."""
+        found = int(self._searcher.doc_freq(field, term))
+        if not found or self._slot_names is None or \
+                self._slot_names.count == self._searcher.num_docs:
+            return found
+        import tantivy
+
+        hits = self._searcher.search(tantivy.Query.term_query(self._schema, field, term), 1,
+                                     count=True)
+        return int(hits.count)  # type: ignore[attr-defined]  # the stubs lack it
 
     def may_hold(self, name: str) -> bool:
         return bool(self._searcher.doc_freq(KEY_FIELD, name))

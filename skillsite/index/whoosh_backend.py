@@ -162,7 +162,7 @@ class WhooshSearcher(IndexSearcher):
                 if field not in PRESENCE_FIELDS:
                     clauses.append(Term(field, term, boost=boost))
                     continue
-                scale = specificity(self._searcher.doc_frequency(field, term), docs) \
+                scale = specificity(self._live_freq(field, term), docs) \
                     if field in FUZZY_FIELDS else 1.0
                 if scale > 0:
                     clauses.append(ConstantScoreQuery(Term(field, term), score=boost * scale))
@@ -209,7 +209,17 @@ class WhooshSearcher(IndexSearcher):
     def doc_freqs(self, field: str, terms: Iterable[str]) -> dict[str, int]:
         if field not in self._searcher.schema:
             return dict.fromkeys(terms, 0)
-        return {term: int(self._searcher.doc_frequency(field, term)) for term in terms}
+        return {term: self._live_freq(field, term) for term in terms}
+
+    def _live_freq(self, field: str, term: str) -> int:
+        """How many live skills hold ``term`` in ``field`` (Whoosh's ``doc_frequency`` also
+        counts deleted documents until the segment is rewritten: see tantivy's)."""
+        found = int(self._searcher.doc_frequency(field, term))
+        if not found or not self._searcher.reader().has_deletions():
+            return found
+        from whoosh.query import Term
+
+        return sum(1 for _ in self._searcher.docs_for_query(Term(field, term)))
 
     def doc_count(self) -> int:
         return int(self._searcher.doc_count())
