@@ -40,12 +40,9 @@ from skillsite.index import (  # noqa: E402
 from skillsite.index.fields import field_texts  # noqa: E402
 from skillsite.index.ranking import rank  # noqa: E402
 
-TOPICS = ("pdf docker kubernetes git terraform sql postgres redis react css python rust go "
-          "testing security oauth csv excel email logs release api openapi shell regex cache "
-          "charts pandas helm ci deploy migrate audit incident translate ocr image video audio "
-          "backup monitor metrics queue kafka search index graph notebook lint format").split()
+TOPICS = ["pdf", "docker", "kubernetes", "git", "terraform", "sql", "postgres", "redis", "react", "css", "python", "rust", "go", "testing", "security", "oauth", "csv", "excel", "email", "logs", "release", "api", "openapi", "shell", "regex", "cache", "charts", "pandas", "helm", "ci", "deploy", "migrate", "audit", "incident", "translate", "ocr", "image", "video", "audio", "backup", "monitor", "metrics", "queue", "kafka", "search", "index", "graph", "notebook", "lint", "format"]
 VOCABULARY = 20000
-VERBS = "write fix debug review deploy extract merge convert test audit plan build".split()
+VERBS = ["write", "fix", "debug", "review", "deploy", "extract", "merge", "convert", "test", "audit", "plan", "build"]
 
 
 def _words(rng: random.Random, vocabulary: list[str], weights: list[float], count: int) -> str:

@@ -206,7 +206,7 @@ def _report(args: argparse.Namespace, tools: list[str], findings: list[Finding],
                                           for n in names]
                  + [["total", *(str(sum(counts[n, t] for n in names)) for t in tools)]]))
     per_corpus = Counter((f.corpus, f.tool) for f in findings)
-    print("\n## Wall time per corpus (median of %d runs, seconds) and findings\n" % args.repeat)
+    print(f"\n## Wall time per corpus (median of {args.repeat} runs, seconds) and findings\n")
     print(_table([["corpus", *tools]] + [
         [c.name, *(f"{times[c.name, t]:.2f} s / {per_corpus[c.name, t]}" for t in tools)]
         for c in args.corpora]))

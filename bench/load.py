@@ -151,7 +151,7 @@ async def _sample(pid: int, samples: list[float], stop: asyncio.Event) -> None:
         samples.append(rss_mb(pid)[0])
         try:
             await asyncio.wait_for(stop.wait(), timeout=1.0)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
 

@@ -20,7 +20,8 @@ from skillsite.version import __version__
 __all__ = ["__version__", "check", "build", "Config", "load_config", "CheckResult",
            "Problem", "BuildResult", "Library", "ReaderError"]
 
-_HOMES = {"check": "skillsite.linter.checker", "build": "skillsite.builder.pipeline", "Config": "skillsite.config",
+_HOMES = {"check": "skillsite.linter.checker", "build": "skillsite.builder.pipeline",
+          "Config": "skillsite.config",
           "load_config": "skillsite.linter.rules", "CheckResult": "skillsite.models",
           "Problem": "skillsite.models", "BuildResult": "skillsite.builder.pipeline",
           "Library": "skillsite.reader", "ReaderError": "skillsite.reader"}

@@ -21,9 +21,10 @@ beats ``pyproject.toml`` in the same folder. Example::
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Collection
+from typing import Any
 
 from skillsite.errors import ConfigError
 from skillsite.models import ERROR, WARNING

@@ -342,10 +342,9 @@ def test_add_in_update_replaces_and_failed_batch_is_dropped(built: dict[str, Pat
     shutil.copytree(built[backend], path)
     with engine.update(path) as writer:  # no explicit delete: add still replaces
         writer.add(IndexDoc(name="css-layout", description="Tailwind utility classes"))
-    with pytest.raises(RuntimeError):
-        with engine.update(path) as writer:
-            writer.delete("css-layout")
-            raise RuntimeError("build failed half way")
+    with pytest.raises(RuntimeError), engine.update(path) as writer:
+        writer.delete("css-layout")
+        raise RuntimeError("build failed half way")
     with engine.open(path) as searcher:
         assert searcher.doc_count() == len(DOCS)
         assert searcher.candidates("tailwind") == ["css-layout"]

@@ -148,9 +148,8 @@ def test_a_lock_whose_holder_is_dead_is_reported_as_stale(tmp_path: Path) -> Non
         stdout=subprocess.PIPE, text=True)
     try:
         assert keeper.stdout is not None and keeper.stdout.readline().strip() == "ok"
-        with pytest.raises(BuildLocked) as caught:
-            with BuildLock(dist):
-                pass
+        with pytest.raises(BuildLocked) as caught, BuildLock(dist):
+            pass
         message = str(caught.value.message)
         assert "stale" in message and str(dead.pid) in message
         assert f"kill {keeper.pid}" in message

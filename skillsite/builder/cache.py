@@ -19,10 +19,11 @@ import hashlib
 import marshal
 import zlib
 from array import array
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any, Callable, Container, Iterable, Mapping
+from typing import Any
 
 from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
 from skillsite.builder.records import CACHE_VERSION, Cached

@@ -16,8 +16,9 @@ import marshal
 import os
 import stat
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from skillsite.linter.children import die_with_parent
 
@@ -108,7 +109,7 @@ def changed_folders(index: StatIndex) -> list[str] | None:
                                 if path not in index.owners):
         return None
     changed = []
-    for folder, mtime in zip(index.folders, index.folder_mtimes):
+    for folder, mtime in zip(index.folders, index.folder_mtimes, strict=True):
         try:
             moved = os.stat(folder).st_mtime_ns != mtime
         except OSError:

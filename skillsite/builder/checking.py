@@ -4,9 +4,9 @@ rest, and settle the problems and the skills that go into ``dist/``.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable, Iterator
 
 from skillsite.builder.cache import BuildCache
 from skillsite.builder.extract import Extracted, Payload, extract, finish

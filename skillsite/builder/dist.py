@@ -16,9 +16,10 @@ import os
 import shutil
 import signal
 import threading
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import IO, Iterator
+from typing import IO
 
 from skillsite.errors import SkillsiteError
 from skillsite.store.manifest import fsync_file
@@ -39,10 +40,8 @@ _HELD: set[int] = set()
 
 def _close_locks_in_child() -> None:
     for descriptor in _HELD:
-        try:
+        with suppress(OSError):
             os.close(descriptor)
-        except OSError:
-            pass
     _HELD.clear()
 
 

@@ -149,7 +149,8 @@ def finish(source: Source, result: FileResult | None) -> Built:
             name=entry.key, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
             fingerprint=fingerprint,
-            catalog_json=None if withheld else record_json(catalog_entry(entry, summary, trust=result.trust)))
+            catalog_json=None if withheld else record_json(
+                catalog_entry(entry, summary, trust=result.trust)))
     payload = None
     if entry is not None and extracted is not None and extracted.index_fields is not None \
             and not withheld:

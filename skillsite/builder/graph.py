@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import posixpath
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from skillsite.linter.rules.corpus import find_cycles
 
@@ -18,7 +19,8 @@ GRAPH_VERSION = 1
 
 
 def graph_input(entry: Any) -> dict[str, Any]:
-    """What the graph needs of a :class:`~skillsite.builder.entries.SkillEntry` (kept in the cache)."""
+    """What the graph needs of a :class:`~skillsite.builder.entries.SkillEntry` (kept in the
+    cache)."""
     return {"name": entry.key, "format": entry.format, "path": entry.path,
             "tags": list(entry.tags), "depends_on": list(entry.depends_on),
             "links": list(entry.links)}

@@ -22,9 +22,10 @@ import shutil
 import sqlite3
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cache
 from skillsite.builder.checking import (

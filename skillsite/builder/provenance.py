@@ -6,7 +6,8 @@ running anything the repository configures (``core.fsmonitor``, hooks, signature
 verification programs); it is only asked
 to read (``rev-parse``, ``config``, ``ls-tree``, ``log``), never to look at the work tree,
 which could run a repository's filters: whether a file is modified is decided here, by
-comparing its git blob id with the commit's. Nothing here reaches the network. Each repository's history is read in one ``git log`` pass, bounded
+comparing its git blob id with the commit's. Nothing here reaches the network. Each repository's
+history is read in one ``git log`` pass, bounded
 to :data:`MAX_COMMITS` commits and :data:`LOG_BYTES` of output: a file older than that
 has no last-changed time from git. A broken repository is a warning and the build goes
 on without its links.
@@ -18,9 +19,10 @@ import os
 import re
 import subprocess
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 TIMEOUT = 20.0            # seconds, per git call
 MAX_COMMITS = 20000
@@ -125,10 +127,7 @@ def _top_level_trees(root: Path) -> list[str]:
 
 
 def _inside_work_tree(folder: Path) -> bool:
-    for candidate in (folder, *folder.parents):
-        if os.path.lexists(candidate / ".git"):
-            return True
-    return False
+    return any(os.path.lexists(candidate / ".git") for candidate in (folder, *folder.parents))
 
 
 def _git(folder: Path | str, *args: str, limit: int = 1 << 20) -> str:

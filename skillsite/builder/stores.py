@@ -1,8 +1,9 @@
 """The content store, its hits and the search index of a build in progress, written together."""
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from skillsite.builder.extract import Payload
 from skillsite.builder.vectors import VectorCollector

@@ -65,7 +65,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
                    "content, not line number. Example: --baseline .skillsite-baseline.json")
 def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
           config_path: Path | None, select: tuple[str, ...], profile: str | None,
-          ignore: tuple[str, ...], exclude: tuple[str, ...], allow_field: tuple[str, ...], max_file_size: int | None,
+          ignore: tuple[str, ...], exclude: tuple[str, ...], allow_field: tuple[str, ...],
+          max_file_size: int | None,
           jobs: int, changed_since: str | None, color: bool | None,
           baseline: Path | None) -> None:
     """Validate every skill under PATHS (default: the current folder).

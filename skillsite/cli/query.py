@@ -14,8 +14,8 @@ import gc
 import json
 import os
 import sys
-from collections.abc import Iterator
-from typing import Any, Callable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import click
 
@@ -206,8 +206,8 @@ def _lines(value: str | None) -> tuple[int | None, int | None]:
 @click.option("--cursor", help="Continue where the last cut read stopped.")
 @click.option("--file", "file", help="A supporting file of the skill, by its path in the "
               "skill's folder (as `open` lists it). Example: --file references/forms.md")
-def read(dist: tuple[str, ...], ref: str | None, section: str | None, lines: str | None, max_chars: int,
-         cursor: str | None, file: str | None) -> Any:
+def read(dist: tuple[str, ...], ref: str | None, section: str | None, lines: str | None,
+         max_chars: int, cursor: str | None, file: str | None) -> Any:
     """Print a section, a line range or the whole body of a skill (REF), or one of its
     files. REF is a skill's id or name, or a skill:// URI (skill://pdf-forms/SKILL.md,
     or skill://pdf-forms/references/FORMS.md for a file).

@@ -67,7 +67,7 @@ def _one_edit(a: str, b: str) -> bool:
     if a == b:
         return False
     if len(a) == len(b):
-        diffs = [i for i, (x, y) in enumerate(zip(a, b)) if x != y]
+        diffs = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
         if len(diffs) == 1:
             return True
         first = diffs[0]

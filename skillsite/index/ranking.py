@@ -117,7 +117,7 @@ def score_records(query: str, records: Mapping[str, list[str]], *,
                              term == typed and len(term) >= FUZZY_MIN_CHARS,
                              typos[term], weight / total, (weight > 0) / counted,
                              *corpus.specific.get(term, (1.0, 1.0, 1.0)))
-                       for term, weight in zip(terms, raw)],
+                       for term, weight in zip(terms, raw, strict=True)],
                       f" {' '.join(sequence)} ", len(sequence))
     scored: dict[str, float] = {}
     for name, lines in records.items():
@@ -208,7 +208,7 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
     counts, record = lines[LEXICAL], lines[WHOLE]
     base = matched = 0.0
     norm = _K1 * (1 - _B + _B * int(lines[LENGTH]) / _REFERENCE_LENGTH)
-    for (term, padded, counted, begun, prefixes, loose, typos, weight, share, in_names,
+    for (_term, padded, counted, begun, prefixes, loose, typos, weight, share, in_names,
          in_titles, in_tags) in query.terms:
         if begun not in record:
             # Neither the term nor a term it begins is anywhere: only a typo can match.
@@ -262,7 +262,7 @@ def _score(query: _Query, lines: list[str], centrality: float) -> float | None:
 
 
 def _any_in(padded_terms: Sequence[str], line: str) -> bool:
-    for padded in padded_terms:  # a loop, not any(): this runs thousands of times a query
+    for padded in padded_terms:  # noqa: SIM110 (a loop, not any(): this runs thousands of times a query)
         if padded in line:
             return True
     return False

@@ -161,7 +161,7 @@ class TantivySearcher(IndexSearcher):
         slots = self._searcher.fast_field_values(SLOT_FIELD, [address for _, address in hits])
         kept = [self._named.get(slot) if isinstance(slot, int) else None for slot in slots]
         if None in kept:  # most hits are kept: no call for each
-            return [name or self._slot_name(slot) for name, slot in zip(kept, slots)]
+            return [name or self._slot_name(slot) for name, slot in zip(kept, slots, strict=True)]
         return cast("list[str]", kept)
 
     def _search(self, clauses: list[tuple[tantivy.Occur, tantivy.Query]], limit: int

@@ -14,8 +14,8 @@ import hashlib
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from skillsite.errors import ConfigError
 from skillsite.models import Problem

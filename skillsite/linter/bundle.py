@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Iterator
 
 from skillsite.linter import skilltree
 from skillsite.linter.capped import read_capped
@@ -34,7 +34,8 @@ SCRIPT_SUFFIXES = frozenset({".sh", ".bash", ".zsh", ".fish", ".py", ".js", ".mj
 _FOR_PEOPLE = re.compile(r"(?:^|/)(?:LICEN[CS]E|COPYING|NOTICE|README|CHANGELOG|CONTRIBUTING|"
                          r"AUTHORS|SECURITY)(?:\.\w+)?$|(?:^|/)(?:__init__\.py|"
                          r"requirements[\w.-]*\.txt|package(?:-lock)?\.json|pyproject\.toml|"
-                         r"\.gitignore|\.DS_Store|[\w.-]+\.lock)$|^agents/openai\.yaml$", re.IGNORECASE)
+                         r"\.gitignore|\.DS_Store|[\w.-]+\.lock)$|^agents/openai\.yaml$",
+                         re.IGNORECASE)
 
 
 @dataclass(frozen=True)

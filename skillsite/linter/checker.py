@@ -8,10 +8,11 @@ from __future__ import annotations
 import gc
 import os
 from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
 
 from skillsite.config import Config
 from skillsite.linter.discover import Flagged, discover

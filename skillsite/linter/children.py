@@ -12,7 +12,7 @@ import signal
 import sys
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 _PR_SET_PDEATHSIG = 1
 _WATCH_SECONDS = 0.5

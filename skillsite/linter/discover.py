@@ -8,9 +8,10 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import NamedTuple
 
 from skillsite.linter.listings import (
     Listing,

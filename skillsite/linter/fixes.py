@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from skillsite.linter.fences import fences
 from skillsite.linter.rules.markdown import trailing_lines

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Iterator
+from collections.abc import Iterator
 from urllib.parse import unquote
 
 from skillsite.linter.fences import Fence, fences, in_fence

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import posixpath
 import traceback
+from collections.abc import Iterable
 from dataclasses import replace
-from typing import Iterable
 
 from skillsite.linter import suppress
 from skillsite.linter.markers import contains

@@ -6,13 +6,14 @@ The scanners run an expensive pattern only on a text that holds its literal mark
 Aho-Corasick automaton (``ahocorasick_rs``, in Rust) finds every marker of
 :data:`MARKERS` in the lowered text at once, and the answer is kept for the last texts.
 
-:func:`contains`, :func:`contains_lowered` and their ``any_`` forms give exactly what ``marker in text`` and
+:func:`contains`, :func:`contains_lowered` and their ``any_`` forms give exactly what ``marker in
+text`` and
 ``marker in text.lower()`` give: a marker that is not in :data:`MARKERS` is simply
 searched for.
 """
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import ahocorasick_rs
 
@@ -65,7 +66,7 @@ def contains_lowered(text: str, marker: str) -> bool:
     return marker in lower(text)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _split(candidates: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
     """The lowered forms of the ``candidates`` that are in :data:`MARKERS`, and the
     candidates that are not (those are searched for)."""

@@ -8,7 +8,8 @@ literal values of its secret-named fields (``api_key: hunter2``).
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # The patterns belong to the rule that flags them; this module only reuses them.
 from skillsite.linter.rules.fields import (

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import datetime
 import json
-from functools import lru_cache
+from collections.abc import Iterator
+from functools import cache
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, NamedTuple
 
 import jsonschema_rs
 
@@ -27,12 +28,12 @@ _BY_KEYWORD = {"required": "required-field", "type": "field-type", "enum": "inva
                "const": "invalid-value"}
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_schema(kind: str) -> dict[str, Any]:
     return json.loads((SCHEMA_DIR / SCHEMA_FILES[kind]).read_text(encoding="utf-8"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(kind: str) -> Any:
     return jsonschema_rs.validator_for(load_schema(kind))
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from typing import Iterator
+from collections.abc import Iterator
 
 from skillsite.linter.markers import any_in, any_lowered, contains
 

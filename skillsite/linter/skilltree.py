@@ -11,7 +11,8 @@ the skill's :data:`Tree` to the bundle walk with the source.
 from __future__ import annotations
 
 import os
-from typing import Iterable, Iterator, NamedTuple
+from collections.abc import Iterable, Iterator
+from typing import NamedTuple
 
 #: Folders the bundle walk never goes into (besides hidden ones).
 SKIP_FOLDERS = frozenset({"node_modules", "__pycache__", "venv"})
@@ -54,7 +55,8 @@ def list_skill(top: list[os.DirEntry[str]], listed: dict[str, list[os.DirEntry[s
     path as discovery spells it (``entry.path``). A folder that cannot be listed is left
     out of both; whoever needs it lists it again and meets the error."""
     tree: Tree = {"": entries(top)}
-    pending = [(name, path) for (name, entry_kind), path in zip(tree[""], (e.path for e in top))
+    paths = (e.path for e in top)
+    pending = [(name, path) for (name, entry_kind), path in zip(tree[""], paths, strict=True)
                if descends(name, entry_kind)]
     while pending:
         rel, path = pending.pop()
@@ -68,7 +70,7 @@ def list_skill(top: list[os.DirEntry[str]], listed: dict[str, list[os.DirEntry[s
         if holds_skill(here):
             continue
         pending += [(f"{rel}/{name}", entry.path) for (name, entry_kind), entry
-                    in zip(here, listing) if descends(name, entry_kind)]
+                    in zip(here, listing, strict=True) if descends(name, entry_kind)]
     return tree
 
 

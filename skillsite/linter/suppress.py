@@ -16,8 +16,8 @@ itself reported (``unused-suppression``), so stale ones do not pile up.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Collection
 
 from skillsite.linter.markers import contains
 from skillsite.models import Problem

@@ -16,7 +16,8 @@ data; nothing is executed and no file outside the skill is read.
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from skillsite.linter.rules import RULES
 from skillsite.linter.rules.context import Context

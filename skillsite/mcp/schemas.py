@@ -14,7 +14,8 @@ from skillsite.reader.results import MODULES
 #: Tool -> the result class it returns.
 RESULTS = {"context": "Context", "search": "SearchResult", "recommend": "SearchResult",
            "open": "SkillInfo", "read": "Passage", "use_skill": "Passage",
-           "related": "Related", "resolve": "Resolved", "compose": "Composition", "prompt": "Prompt"}
+           "related": "Related", "resolve": "Resolved", "compose": "Composition",
+           "prompt": "Prompt"}
 
 
 @cache

@@ -1,6 +1,7 @@
 """Assemble the MCP server: instructions, tools, resources and the skills extension."""
 from __future__ import annotations
 
+import contextlib
 import threading
 from importlib.metadata import PackageNotFoundError, version
 
@@ -97,10 +98,8 @@ def warm_up(library: Library) -> threading.Thread | None:
 
 
 def _search_once(library: Library) -> None:
-    try:
+    with contextlib.suppress(ReaderError):  # the first real call reports it
         library.search("warm up the index")
-    except ReaderError:
-        pass  # the first real call reports it
 
 
 def _version() -> str:

@@ -219,7 +219,8 @@ class Finder:
 
     def corpus(self, query: str) -> Corpus:
         """What ranking weighs ``query``'s terms by: their weight among the bodies and how
-        specific they are in names, titles and tags (see :class:`~skillsite.index.ranking.Corpus`)."""
+        specific they are in names, titles and tags (see
+        :class:`~skillsite.index.ranking.Corpus`)."""
         from skillsite.index.fields import specificity, term_weight
         from skillsite.index.ranking import Corpus
 
@@ -376,6 +377,6 @@ def _bonus(lines: list[str], boosts: Sequence[Boost], weights: Mapping[str, floa
         for field in unless:
             present.difference_update(lines[FIELDS.index(field)].split())
         shares = [weights.get(term, 1.0) for term in terms]
-        total += weight * sum(share for term, share in zip(terms, shares)
+        total += weight * sum(share for term, share in zip(terms, shares, strict=True)
                               if term in present) / (sum(shares) or 1.0)
     return total

@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.snapshots import Identity, Snapshot, Snapshots, manifest_identity

@@ -75,7 +75,8 @@ class Position:
             raise bad from None
         file = rest[0] if len(rest) == 1 else None if rest else ""
         if not (isinstance(name, str) and isinstance(version, str) and isinstance(file, str)
-                and mode in ("body", "section", "lines", "file", "template") and (mode == "file") == bool(file)
+                and mode in ("body", "section", "lines", "file", "template")
+                and (mode == "file") == bool(file)
                 and all(isinstance(v, int) and not isinstance(v, bool) and v >= -1
                         for v in (at, section, end))):
             raise bad

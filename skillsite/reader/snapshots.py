@@ -13,11 +13,13 @@ an old manifest.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from skillsite.reader.artifacts import MANIFEST, Artifacts
 from skillsite.reader.errors import ReaderError
@@ -86,10 +88,9 @@ class Snapshots:
         if identity is not None and identity != self.current.identity:
             with self._lock:
                 if identity != self.current.identity:
-                    try:
+                    # An unreadable new build: keep answering from the old one.
+                    with contextlib.suppress(ReaderError):
                         self.current = Snapshot(self.dist, self.verify, self.hash_on_read)
-                    except ReaderError:
-                        pass  # the new build is unreadable: keep answering from the old one
         return self.current
 
     def run(self, operation: Callable[[Snapshot], R]) -> R:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
-from typing import Callable
+from collections.abc import Callable
 from urllib.parse import quote, unquote
 
 SCHEME = "skill://"

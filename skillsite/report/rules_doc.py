@@ -44,7 +44,8 @@ def rules_markdown() -> str:
              "ten public corpora (1,992 skills) and its hand-labelled sample "
              "(`bench/noise_labels.csv`): *false* findings are wrong, *taste* ones are "
              "matters of judgement.", "",
-             "| Rule | Family | Severity | Profile | Fixable | Checks | Formats | agnix | skillsaw |",
+             "| Rule | Family | Severity | Profile | Fixable | Checks | Formats | agnix "
+             "| skillsaw |",
              "|---|---|---|---|---|---|---|---|---|"]
     lines += [f"| [`{r.id}`](#{r.id}) | {r.family} | {r.severity} | {r.profile}"
               f"{' (opt-in)' if r.opt_in else ''} | {'yes' if r.fixable else ''} | "

@@ -18,9 +18,9 @@ import json
 import os
 import re
 import tarfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from skillsite.site.data import SiteSkill
 from skillsite.site.writing import write_if_changed
@@ -156,7 +156,7 @@ def write_index(site: Path, entries: list[dict[str, str]]) -> None:
                      json.dumps(document, ensure_ascii=False, indent=1) + "\n")
     wanted = {e["url"] for e in entries} | {"index.json"}
     folder = site / INDEX_DIR
-    for parent, dirs, names in os.walk(folder, topdown=False):
+    for parent, _dirs, names in os.walk(folder, topdown=False):
         for name in names:
             path = os.path.join(parent, name)
             if os.path.relpath(path, folder).replace(os.sep, "/") not in wanted:

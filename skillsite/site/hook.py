@@ -62,7 +62,7 @@ def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
     headings = list(_HEADING_HTML.finditer(html))
     ends = [0] + [h.end() for h in headings]
     pieces, last = [], 0
-    for block, count in zip(blocks, after):
+    for block, count in zip(blocks, after, strict=False):
         at = ends[min(count, len(headings))]
         pieces += [html[last:at], "\n", block]
         last = at

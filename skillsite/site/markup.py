@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from skillsite.site.sanitize import attr, markdown_text, text
 

@@ -1,7 +1,8 @@
 """Run mkdocs (with mkdocs-material) over the generated docs tree.
 
 The configuration is the package's ``skillsite/site/mkdocs.yml`` or the user's
-``--mkdocs-config`` (the repository's top-level ``mkdocs.yml`` is the project's own docs). skillsite only overrides what the generated
+``--mkdocs-config`` (the repository's top-level ``mkdocs.yml`` is the project's own docs).
+skillsite only overrides what the generated
 tree needs: where the pages are and go, directory URLs, its own script and style sheet,
 and a small nav when the configuration has none (Material's automatic nav is quadratic in
 the number of pages).

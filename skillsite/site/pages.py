@@ -10,10 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
@@ -71,7 +72,8 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     result.changed = {s.name for s in fresh}
     todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = []
     with _Workers(dist, root, _locations(skills), slugs, jobs, len(fresh)) as workers:
-        known.update(zip((s.name for s in fresh), list(workers.map(_flags_one, fresh))))
+        flags = list(workers.map(_flags_one, fresh))
+        known.update(zip((s.name for s in fresh), flags, strict=True))
         for skill in skills:
             before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
             published = published_files(skill)
@@ -90,7 +92,7 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
             result.listed.append(Listed(skill, skill.level != "none"))
             if before.get("page") != page_key:
                 todo.append((skill, skill.folder, urls, all_flags, replace(context, slugs={})))
-        for item, page in zip(todo, workers.map(_page_one, todo)):
+        for item, page in zip(todo, workers.map(_page_one, todo), strict=True):
             sink(f"skills/{item[0].slug}/index.md", page)
     result.rendered = len(todo)
     return result

@@ -31,7 +31,7 @@ def run_mkdocs_sharded(docs: Path, site: Path, config: Path | None, workers: int
         with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent,
                                  initargs=(os.getpid(),)) as pool:
             done = [pool.submit(run_mkdocs, view, output, config, dirty=False)
-                    for view, output in zip(views, outputs)]
+                    for view, output in zip(views, outputs, strict=True)]
             warnings = [w for future in done for w in future.result()]
         for part in outputs[1:]:
             for page in (part / "skills").iterdir():

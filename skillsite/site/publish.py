@@ -7,8 +7,9 @@ import hashlib
 import json
 import os
 import shutil
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from skillsite.models import SECTION_SEPARATOR, Problem
 from skillsite.site import discovery, search

@@ -112,7 +112,7 @@ def _highlighted(raw: str, code: list[Node]) -> str:
     found = list(_CODE.finditer(raw))
     kinds = [n.name for n in code] if len(code) == len(found) else [""] * len(found)
     pieces, last = [], 0
-    for match, kind in zip(found, kinds):
+    for match, kind in zip(found, kinds, strict=True):
         language = match.group(1)
         if language is None and kind != "fence":
             continue                     # indented code stays as it is

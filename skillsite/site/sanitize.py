@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import nh3
 from pygments.token import STANDARD_TYPES

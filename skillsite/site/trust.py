@@ -8,8 +8,8 @@ raised it and the exact place that made it fire. Files are never read from the c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from skillsite.site.data import SiteSkill
 
@@ -130,5 +130,4 @@ def _lines(read: Read, path: str) -> Iterator[tuple[int, str]]:
     data = data[:MAX_SCAN]
     if b"\x00" in data[:8192]:
         return
-    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
-        yield number, line
+    yield from enumerate(data.decode("utf-8", "replace").splitlines(), 1)

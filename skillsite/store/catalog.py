@@ -6,8 +6,9 @@ About 50-100 tokens a skill: enough for an agent to choose, never a body. Its sc
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from skillsite.entries import SkillEntry
 

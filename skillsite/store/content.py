@@ -100,7 +100,8 @@ def row_of(entry: SkillEntry, warnings: list[list[Any]] | None = None,
         spans.append([s.heading, s.level, s.start_line, s.end_line, offset, len(s.text)])
         offset += len(s.text) + len(SECTION_SEPARATOR)
     return (entry.key, entry.path, entry.format, entry.sha256, entry.title,
-            entry.description, _json(meta_of(entry, warnings, errors, summary, trust=trust)), entry.body,
+            entry.description, _json(meta_of(entry, warnings, errors, summary, trust=trust)),
+            entry.body,
             _json(spans),
             _json(list(entry.files)), "")
 

@@ -9,7 +9,8 @@ One table, ``hits(name, terms, format, title, description, tags, bare)``, one ro
 skill: ``name`` is the skill's id, ``terms`` its ranking record
 (:mod:`skillsite.index.ranking_record`), ``tags`` a JSON list, and ``bare`` the name
 part of the id, indexed, so that a bare name resolves to its ids with one lookup. The
-other columns are what a search hit shows. Pages are 16 kB, so that rows of about 2 kB pack instead of spilling onto
+other columns are what a search hit shows. Pages are 16 kB, so that rows of about 2 kB pack instead
+of spilling onto
 overflow pages. ``info(key, value)`` holds ``format_version`` (1).
 
 A build writes the file next to the shards. An incremental build copies it before its

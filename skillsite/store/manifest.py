@@ -8,8 +8,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # concurrent.futures costs a reader's cold start 3-10 ms (logging...)
     from concurrent.futures import Future

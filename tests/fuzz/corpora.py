@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Union
+from typing import Any
 
 import yaml
 from fuzzkit import json_text, markdown_body, skill_md_text, toml_text
@@ -18,7 +19,7 @@ class Link:
     target: str
 
 
-Content = Union[bytes, Link]
+Content = bytes | Link
 
 
 def write(root: Path, files: Mapping[str, Content], order: list[str] | None = None) -> Path:

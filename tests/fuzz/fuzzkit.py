@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from hypothesis import settings
 from hypothesis import strategies as st

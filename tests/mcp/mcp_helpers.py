@@ -8,9 +8,10 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable, Literal
+from typing import Any, Literal
 
 import mcp_types
 from mcp import Client, StdioServerParameters

@@ -6,8 +6,8 @@ import functools
 import http.server
 import shutil
 import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Callable, Iterator
 
 import pytest
 

@@ -7,8 +7,9 @@ import json
 import re
 import tarfile
 import urllib.request
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 DIGEST = re.compile(r"^sha256:[0-9a-f]{64}$")

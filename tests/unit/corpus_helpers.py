@@ -6,9 +6,9 @@ A corpus is a dict from a path (relative to the corpus root) to the file's conte
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Union
 
 import skillsite
 from skillsite.config import Config
@@ -27,7 +27,7 @@ class Fifo:
     """A named pipe: a path that looks like a skill but is not a regular file."""
 
 
-Content = Union[str, bytes, Link, Fifo]
+Content = str | bytes | Link | Fifo
 Found = tuple[str, int, int, str]
 
 

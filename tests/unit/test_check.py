@@ -4,8 +4,9 @@ from __future__ import annotations
 import dataclasses
 import http.server
 import threading
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 from corpus_helpers import Link, check, found, lint, page, skill_md, toml, write

@@ -10,9 +10,10 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 from corpus_helpers import Content, Fifo, Link, check, found, page, skill_md, toml, write
