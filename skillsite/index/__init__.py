@@ -22,9 +22,9 @@ importing this package stays cheap.
 """
 from __future__ import annotations
 
+from skillsite.entries import IndexDoc
 from skillsite.index.base import (
     Backend,
-    IndexDoc,
     IndexSearcher,
     IndexWriter,
     SearchIndexError,

@@ -125,7 +125,8 @@ def stem(word: str) -> str:
     if len(word) >= 3 and word.endswith("s") and not _VOWELS.intersection(word[:-1]) \
             and not word.isdigit():
         return word[:-1]
-    return _stemmer().stemWord(word)
+    stem: str = _stemmer().stemWord(word)
+    return stem
 
 
 @lru_cache(maxsize=1)

@@ -64,7 +64,7 @@ def _weighting() -> Any:
     """
     from whoosh.scoring import BM25F
 
-    class TantivyIdfBM25F(BM25F):
+    class TantivyIdfBM25F(BM25F):  # type: ignore[misc]  # Whoosh is untyped
         def idf(self, searcher: Any, fieldname: str, text: str) -> float:
             total = searcher.doc_count_all()
             frequency = searcher.doc_frequency(fieldname, text)

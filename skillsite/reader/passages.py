@@ -12,6 +12,7 @@ import binascii
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from skillsite.reader.errors import ReaderError
@@ -107,6 +108,7 @@ def find_section(skill: StoredSkill, section: str | int) -> Span:
     if not isinstance(section, str):
         raise ReaderError("invalid-argument", "section must be a heading or a number")
     wanted = section.strip().lstrip("#").strip()
+    same: Callable[[str], bool]
     for same in (lambda h: h == wanted, lambda h: h.casefold() == wanted.casefold()):
         found = [span for span in spans if same(span.heading)]
         if len(found) == 1:

@@ -5,7 +5,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from skillsite.entries import FORMATS
+from skillsite.entries import FORMATS, RISKS
 from skillsite.index.ranking import matched_fields
 from skillsite.index.ranking_record import WHOLE
 from skillsite.reader import results
@@ -16,7 +16,6 @@ from skillsite.reader.finder import (
     INTENT_BONUS,
     NOT_FOR_PENALTY,
     NOT_FOR_UNLESS,
-    RISKS,
     USE_WHEN_BONUS,
     Boost,
     Filters,

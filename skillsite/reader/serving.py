@@ -43,8 +43,10 @@ def prompt(session: Session, refs: Sequence[str] | None = None, style: str = "xm
 @operation("skill_file", spends=BUDGET)
 def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
     session.refuse_in_safe_mode("skill_file")
+    from skillsite.reader import files
+
     session, skill = session.find(name)
-    data = _files().file_bytes(session.store, skill, path)
+    data = files.file_bytes(session.store, skill, path)
     size = len(data)
     if session.allowance(skill.name, size) < size:
         raise ReaderError("budget-exceeded", f"{skill.name}/{path} has {size} bytes, more "
@@ -58,15 +60,19 @@ def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
 @operation("skill_files", spends=NOTHING)
 def skill_files(session: Session, name: str) -> list[results.FileInfo]:
     session.refuse_in_safe_mode("skill_files")
+    from skillsite.reader import files
+
     session, skill = session.find(name)
-    return _files().file_list(session.store, skill)
+    return files.file_list(session.store, skill)
 
 
 @operation("front_matter", spends=NOTHING)
 def front_matter(session: Session, name: str) -> str:
     session.refuse_in_safe_mode("front_matter")
+    from skillsite.reader import files
+
     session, skill = session.find(name)
-    return _files().front_matter(session.store, skill)
+    return files.front_matter(session.store, skill)
 
 
 @operation("front_matter_data", spends=NOTHING)
@@ -100,9 +106,3 @@ def _catalog(session: Session) -> list[tuple[str, str, str]]:
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise session.artifacts.damaged("catalog.json", f"cannot be read ({error})") from None
     return sorted(entries)
-
-
-def _files() -> Any:
-    from skillsite.reader import files
-
-    return files

@@ -204,7 +204,8 @@ class RedisClient(ClientState):
             pipe = self.store.redis.pipeline(transaction=False)
             pipe.hmget(self.window_key, "search", "read", "chars")
             pipe.pttl(self.window_key)
-            return pipe.execute()
+            replies: list[Any] = pipe.execute()
+            return replies
         (searches, reads, chars), left = self.store.run(read)
         retry = _seconds(left) if left >= 0 else limits.window
         return WindowUsage(int(searches or 0), int(reads or 0), int(chars or 0), retry)
