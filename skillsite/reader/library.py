@@ -17,6 +17,7 @@ import copy
 import os
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from skillsite.reader.budget import Budget
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 
 P = ParamSpec("P")
 R = TypeVar("R")
+NO_LOCK = contextlib.nullcontext()
 
 
 class Library:
@@ -143,15 +145,14 @@ class Library:
         name = self._mounts.names[0] if library is None else library
         return Session(self.budget, self.ledger, self.retrieval, call, name)
 
-    @contextlib.contextmanager
-    def _as_client(self, operation: Operation[P, R]) -> Iterator[None]:
+    def _as_client(self, operation: Operation[P, R]) -> AbstractContextManager[Any]:
         """A call of ``operation`` by this client: counted, and under the client's lock
         when the operation spends what the client's budgets limit."""
         self.retrieval.count(operation.name)
-        lock = self._lock if operation.spends == BUDGET or (
-            operation.spends == SAFE_COUNTS and self.safe) else None
-        with contextlib.nullcontext() if lock is None else lock:
-            yield
+        if self._lock is not None and (operation.spends == BUDGET or (
+                operation.spends == SAFE_COUNTS and self.safe)):
+            return self._lock
+        return NO_LOCK
 
     def _run(self, operation: Operation[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         """``operation`` as this client, on one build of each library it reads (see

@@ -82,7 +82,7 @@ class Session:
     """One call of one client, on one build of each library it reads. (A plain class,
     not a dataclass: making a dataclass costs about a millisecond of a cold query.)"""
 
-    __slots__ = ("budget", "call", "ledger", "library", "retrieval")
+    __slots__ = ("_snapshot", "budget", "call", "ledger", "library", "retrieval")
 
     def __init__(self, budget: Budget, ledger: SafeLedger | None, retrieval: Retrieval,
                  call: Call, library: str = "") -> None:
@@ -92,11 +92,14 @@ class Session:
         self.call = call
         #: The library this session reads ("" for a Library over one plain dist/).
         self.library = library
+        self._snapshot: Snapshot | None = None
 
     @property
     def snapshot(self) -> Snapshot:
         """This library's build, pinned for the whole call."""
-        return self.call.snapshot(self.library)
+        if self._snapshot is None:
+            self._snapshot = self.call.snapshot(self.library)
+        return self._snapshot
 
     @property
     def safe(self) -> bool:
@@ -204,12 +207,12 @@ class Session:
 
     def _named(self, ref: object) -> Found:
         name = self.ledger.consume(ref) if self.ledger else name_of_ref(ref)
+        if not self.call.mounts.named:
+            return Found(self, self.skill_named(name))
         library, name = self.call.mounts.split(name)
         if library is not None:
             session = self.at(library)
             return Found(session, session.skill_named(name))
-        if not self.call.mounts.named:
-            return Found(self, self.skill_named(name))
         return self._across_libraries(name)
 
     def skill_named(self, name: str) -> StoredSkill:
