@@ -8,15 +8,17 @@ skill first, before any ranking.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from skillsite.entries import RISKS, IndexDoc
+from skillsite.entries import IndexDoc
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS
-from skillsite.index.ranking_record import FIELDS, WHOLE, lines_for, parse
+from skillsite.index.ranking_record import WHOLE, lines_for, parse
 from skillsite.index.tokens import query_terms
 from skillsite.reader.artifacts import Artifacts
+from skillsite.reader.boosts import Boost, bonus
+from skillsite.reader.filters import Filters
+from skillsite.reader.kept import Kept, kept_or_read
 from skillsite.reader.shelf import Hit, Listing, Shelf, StoredSkill
 
 if TYPE_CHECKING:
@@ -31,91 +33,14 @@ HITS_KEPT = 8192
 LISTINGS_KEPT = 4096
 #: ... and ranking records (about 2 kB each) ...
 RECORDS_KEPT = 8192
-#: ... at most this many characters of each, whatever the skills' sizes.
-CHARS_KEPT = 32_000_000
 #: Query terms a Finder keeps whether the corpus holds.
 TERMS_KEPT = 4096
 #: Document frequencies a Finder keeps (related by content asks for a few hundred).
 FREQS_KEPT = 65_536
-T = TypeVar("T")
 #: More candidates when filters will drop some of them.
 FILTERED_CANDIDATES = 1000
-#: ongrid's ``class`` as a risk level.
-CLASS_RISK = {"safe": "low", "mutating": "medium", "dangerous": "high"}
-INTENT_BONUS = 2.5
-APPLIES_TO_BONUS = 2.0
-CAPABILITY_BONUS = 1.0
-#: recommend: what a task's terms earn in a skill's "use when" text, and lose in its "not
-#: for" text (skillsite.index.clauses), times the weighted share of the terms found there.
-USE_WHEN_BONUS = 2.0
-NOT_FOR_PENALTY = 3.0
-#: ... but a term the skill's own name, title, description or "use when" hold is its own
-#: subject, not a neighbour's.
-NOT_FOR_UNLESS = ("name", "title", "description", "use_when")
 #: recommend ranks more candidates than search: its bonuses reorder them more.
 RECOMMEND_CANDIDATES = 60
-
-
-class Boost(NamedTuple):
-    """What ``recommend`` adds to a skill's score: ``weight`` × the weighted share of the
-    terms of ``text`` that its ``fields`` hold and its ``unless`` fields do not."""
-
-    weight: float
-    text: str
-    fields: tuple[str, ...]
-    unless: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Filters:
-    """What a hit must have; empty fields accept everything."""
-
-    tags: tuple[str, ...] = ()
-    applies_to: tuple[str, ...] = ()
-    format: str | None = None
-    compatibility: str | None = None
-    max_risk: str | None = None
-    plugin: str | None = None
-    collection: str | None = None
-
-    def __bool__(self) -> bool:
-        return bool(self.tags or self.applies_to or self.format or self.compatibility
-                    or self.max_risk or self.plugin or self.collection)
-
-    def accepts(self, skill: Listing) -> bool:
-        meta = skill.meta
-        if self.format and skill.format != self.format:
-            return False
-        if self.plugin is not None and meta.get("plugin", "") != self.plugin:
-            return False
-        if self.collection is not None and meta.get("collection", "") != self.collection:
-            return False
-        if self.tags and not _overlap(self.tags, meta.get("tags", ())):
-            return False
-        if self.applies_to and not _overlap(self.applies_to, meta.get("applies_to", ())):
-            return False
-        if self.compatibility and self.compatibility.casefold() not in str(
-                meta.get("compatibility", "")).casefold():
-            return False
-        if self.max_risk:
-            risk = risk_of(skill)
-            return risk is not None and RISKS.index(risk) <= RISKS.index(self.max_risk)
-        return True
-
-
-def _overlap(wanted: Iterable[str], present: Iterable[str]) -> bool:
-    have = {str(value).casefold() for value in present}
-    return any(value.casefold() in have for value in wanted)
-
-
-def risk_of(skill: Listing) -> str | None:
-    """The declared risk (Mini-A ``risk``, ongrid ``class``), or None if undeclared."""
-    own = skill.meta.get("metadata") or {}
-    risk = own.get("risk") if isinstance(own, dict) else None
-    if risk is None and skill.format == "skill-json" and isinstance(own, dict):
-        risk = CLASS_RISK.get(str(own.get("class", "safe")))
-    risk = str(risk).strip().lower() if risk is not None else None
-    return risk if risk in RISKS else None
 
 
 def index_doc(skill: StoredSkill) -> IndexDoc:
@@ -126,32 +51,6 @@ def index_doc(skill: StoredSkill) -> IndexDoc:
                     compatibility=str(meta.get("compatibility", "")),
                     headings=tuple(meta.get("headings", ())), body=skill.body,
                     terms=skill.terms)
-
-
-class Kept(dict[str, T]):
-    """What a long-lived reader keeps between queries (``dist/`` never changes under it):
-    emptied when it would pass ``count`` entries or :data:`CHARS_KEPT` characters."""
-
-    def __init__(self, count: int) -> None:
-        super().__init__()
-        self.count = count
-        self.chars = 0
-
-    def split(self, names: list[str]) -> tuple[dict[str, T], list[str]]:
-        """The entries kept for ``names``, and the names that have none."""
-        found = {}
-        for name in names:  # get, not `in` then [], since another thread may empty it
-            value = self.get(name)
-            if value is not None:
-                found[name] = value
-        return found, [name for name in names if name not in found]
-
-    def keep(self, entries: dict[str, T], chars: int) -> None:
-        if len(self) + len(entries) > self.count or self.chars + chars > CHARS_KEPT:
-            self.clear()
-            self.chars = 0
-        self.update(entries)
-        self.chars += chars
 
 
 class Finder:
@@ -313,7 +212,7 @@ class Finder:
         if boosts:
             weights = {term: 0.0 if term in corpus.absent else weight
                        for term, weight in corpus.weights.items()}
-            scored = [(name, round(score + _bonus(records[name], boosts, weights), 6))
+            scored = [(name, round(score + bonus(records[name], boosts, weights), 6))
                       for name, score in scored]
             scored.sort(key=lambda item: (-item[1], item[0]))
         best = scored[:limit]
@@ -322,12 +221,12 @@ class Finder:
 
     def hits(self, names: list[str]) -> dict[str, Hit]:
         """What a search hit shows of the skills of ``names`` that exist: kept, or read."""
-        return _kept_or_read(self._hits, names, self.shelf.hits)
+        return kept_or_read(self._hits, names, self.shelf.hits)
 
     def listings(self, names: list[str]) -> dict[str, Listing]:
         """The listings of the skills of ``names`` that exist: kept, or read in one query
         per shard."""
-        return _kept_or_read(self._listed, names, self.shelf.listings)
+        return kept_or_read(self._listed, names, self.shelf.listings)
 
     def records(self, names: list[str]) -> dict[str, list[str]]:
         """The parsed ranking records of ``names`` that exist: kept, or read in one query
@@ -347,36 +246,3 @@ class Finder:
             kept.keep(read, sum(len(lines[WHOLE]) for lines in read.values()))
             found.update(read)
         return found
-
-
-def _kept_or_read(kept: Kept[T], names: list[str],
-                  read: Callable[[list[str]], dict[str, tuple[T, int]]]) -> dict[str, T]:
-    """The entries of ``names`` in ``kept``, and those ``read`` (each with its size in
-    characters) for the rest, kept from now on."""
-    found, missing = kept.split(names)
-    if missing:
-        fresh = read(missing)
-        kept.keep({name: entry for name, (entry, _) in fresh.items()},
-                  sum(chars for _, chars in fresh.values()))
-        found.update((name, entry) for name, (entry, _) in fresh.items())
-    return found
-
-
-def _bonus(lines: list[str], boosts: Sequence[Boost], weights: Mapping[str, float]) -> float:
-    """What ``boosts`` add to a skill: weight × the weighted share of the text's terms
-    found in those of its fields (and in none of the ``unless`` fields); a negative weight
-    is a penalty."""
-    total = 0.0
-    for weight, text, fields, unless in boosts:
-        terms = query_terms(text)
-        if not terms:
-            continue
-        present: set[str] = set()
-        for field in fields:
-            present.update(lines[FIELDS.index(field)].split())
-        for field in unless:
-            present.difference_update(lines[FIELDS.index(field)].split())
-        shares = [weights.get(term, 1.0) for term in terms]
-        total += weight * sum(share for term, share in zip(terms, shares, strict=True)
-                              if term in present) / (sum(shares) or 1.0)
-    return total

@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from skillsite.reader import results
-from skillsite.reader.finder import risk_of
+from skillsite.reader.filters import risk_of
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
 
 

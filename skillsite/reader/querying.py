@@ -9,8 +9,7 @@ from skillsite.entries import FORMATS, RISKS
 from skillsite.index.ranking import matched_fields
 from skillsite.index.ranking_record import WHOLE
 from skillsite.reader import results
-from skillsite.reader.errors import ReaderError
-from skillsite.reader.finder import (
+from skillsite.reader.boosts import (
     APPLIES_TO_BONUS,
     CAPABILITY_BONUS,
     INTENT_BONUS,
@@ -18,8 +17,9 @@ from skillsite.reader.finder import (
     NOT_FOR_UNLESS,
     USE_WHEN_BONUS,
     Boost,
-    Filters,
 )
+from skillsite.reader.errors import ReaderError
+from skillsite.reader.filters import Filters
 from skillsite.reader.semantic import hybrid
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
 from skillsite.reader.shelf import Hit, Listing, StoredSkill

@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from skillsite.reader.artifacts import Artifacts
-from skillsite.reader.finder import FILTERED_CANDIDATES, Boost, Filters, Finder
+from skillsite.reader.boosts import Boost
+from skillsite.reader.filters import Filters
+from skillsite.reader.finder import FILTERED_CANDIDATES, Finder
 from skillsite.reader.shelf import Hit
 from skillsite.store.vectors import FILES, INDEX, Neighbour, Vectors, VectorsDamaged
 

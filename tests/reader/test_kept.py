@@ -2,8 +2,8 @@
 however large the skills (a corpus of huge bodies must not grow a server without bound)."""
 from __future__ import annotations
 
-from skillsite.reader import finder
-from skillsite.reader.finder import Kept
+from skillsite.reader import kept as kept_module
+from skillsite.reader.kept import Kept
 
 
 def test_kept_entries_are_bounded_by_count() -> None:
@@ -15,7 +15,7 @@ def test_kept_entries_are_bounded_by_count() -> None:
 
 
 def test_kept_entries_are_bounded_by_characters(monkeypatch) -> None:
-    monkeypatch.setattr(finder, "CHARS_KEPT", 100)
+    monkeypatch.setattr(kept_module, "CHARS_KEPT", 100)
     kept: Kept[str] = Kept(1000)
     for number in range(10):
         kept.keep({f"skill-{number}": "x" * 40}, 40)
