@@ -37,12 +37,13 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 sys.path.insert(0, str(REPO))
 
-STOP = set("""a an the and or of to in on for with by from at as is are be this that it its
+STOP_WORDS = """a an the and or of to in on for with by from at as is are be this that it its
 into my our your me we i you he she they them their his her do does did done can could
 should would will want wants need needs using use used when how what which who some any
 all each every more most other about over under up down out off just so than then too
 very not no yes there here get got make made new one two via per if else while also only
-own same such like""".split())
+own same such like"""
+STOP = frozenset(STOP_WORDS.split())
 HIDE_NUMPY = '''import sys
 class _NoNumpy:
     def find_spec(self, name, path=None, target=None):
