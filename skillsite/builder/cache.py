@@ -23,7 +23,7 @@ from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
 from skillsite.builder.records import CACHE_VERSION, Cached
@@ -184,49 +184,80 @@ def _replace_file(path: Path, blob: bytes) -> None:
     path.write_bytes(blob)
 
 
-def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:  # noqa: PLR0912 (to split)
+class _IndexParts(NamedTuple):
+    """The next :class:`StatIndex` being made, before its file stats."""
+
+    keys: list[str]
+    folders: list[str]
+    mtimes: array[int]
+    outside: dict[str, int]
+    owners: dict[str, str]
+    walked: Container[str]  # the folders this build's walk covered
+    checked: Iterable[tuple[str, Cached]]  # the skill files whose dependencies to record
+
+
+def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     """The index for the next build's :func:`~skillsite.builder.changes.scan`; empty (no fast
     path) unless this build's walk recorded every folder. When the folders and files are
     those of ``old``'s index, it is updated rather than rebuilt."""
     before = old.stat_index
     if not cache.walk_complete:
         return StatIndex()
-    walked: Container[str]
     if before is not None and _same_tree(cache, before):
-        keys, outside, folders = before.keys, dict(before.outside), before.folders
-        files = dict(before.owners)
-        if cache.listings is None:  # no folder changed
-            mtimes, walked = before.folder_mtimes, set(folders)
-        else:
-            mtimes = array("q", (cache.listings[folder][0] for folder in folders))
-            walked = cache.listings
-        # Only the files checked again can have new dependencies; a few stale folders
-        # in ``outside`` are harmless, but a stale file (one deleted since) would send
-        # every later build down the slow path, so those of the old records go.
-        for key in cache.changed:
-            for dep, state in getattr(old.files.get(key), "deps", ()):
-                if isinstance(state, int) and state < FOLDER_GONE:
-                    outside.pop(dep, None)
-                    files.pop(dep, None)
-        owners: Iterable[tuple[str, Cached]] = ((key, cache.files[key])
-                                                for key in cache.changed)
+        parts = _updated_index(cache, old, before)
     elif cache.listings is not None:
-        keys, outside, files = list(cache.files), {}, {}
-        folders = list(cache.listings)
-        mtimes = array("q", (listing[0] for listing in cache.listings.values()))
-        walked, owners = cache.listings, cache.files.items()
+        parts = _fresh_index(cache, cache.listings)
     else:
         return StatIndex()
-    for key, cached in owners:
+    if not _record_dependencies(parts):
+        return StatIndex()
+    stats = array("q", chain.from_iterable(cache.files[key].stat for key in parts.keys))
+    return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, parts.outside,
+                     parts.owners)
+
+
+def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _IndexParts:
+    """``before``, for a build whose folders and files are the same: only the files
+    checked again have new dependencies to record."""
+    outside, owners = dict(before.outside), dict(before.owners)
+    walked: Container[str]
+    if cache.listings is None:  # no folder changed
+        mtimes, walked = before.folder_mtimes, set(before.folders)
+    else:
+        mtimes = array("q", (cache.listings[folder][0] for folder in before.folders))
+        walked = cache.listings
+    # A few stale folders in ``outside`` are harmless, but a stale file (one deleted
+    # since) would send every later build down the slow path, so those of the old
+    # records go.
+    for key in cache.changed:
+        for dep, state in getattr(old.files.get(key), "deps", ()):
+            if isinstance(state, int) and state < FOLDER_GONE:
+                outside.pop(dep, None)
+                owners.pop(dep, None)
+    checked = ((key, cache.files[key]) for key in cache.changed)
+    return _IndexParts(before.keys, before.folders, mtimes, outside, owners, walked, checked)
+
+
+def _fresh_index(cache: BuildCache, listings: dict[str, Listing]) -> _IndexParts:
+    mtimes = array("q", (listing[0] for listing in listings.values()))
+    return _IndexParts(list(cache.files), list(listings), mtimes, {}, {}, listings,
+                       cache.files.items())
+
+
+def _record_dependencies(parts: _IndexParts) -> bool:
+    """Add the dependencies of ``parts.checked`` that the walk does not cover to
+    ``parts.outside`` (and supporting files to ``parts.owners``); False when one has a
+    state that only a full check can compare."""
+    for key, cached in parts.checked:
         for dep, state in cached.deps:
-            if dep not in walked:
-                if not (state is None or isinstance(state, int)) or isinstance(state, bool):
-                    return StatIndex()  # a state that only a full check can compare
-                outside[dep] = FOLDER_GONE if state is None else state
-                if state is not None and state < FOLDER_GONE:  # a supporting file
-                    files[dep] = key
-    stats = array("q", chain.from_iterable(cache.files[key].stat for key in keys))
-    return StatIndex(str(root), folders, mtimes, keys, stats, outside, files)
+            if dep in parts.walked:
+                continue
+            if not (state is None or isinstance(state, int)) or isinstance(state, bool):
+                return False
+            parts.outside[dep] = FOLDER_GONE if state is None else state
+            if state is not None and state < FOLDER_GONE:  # a supporting file
+                parts.owners[dep] = key
+    return True
 
 
 def _same_tree(cache: BuildCache, index: StatIndex) -> bool:

@@ -23,7 +23,7 @@ from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
 Progress = Callable[[int, int], None]
 
 
-def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,  # noqa: C901, PLR0915 (to split)
+def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
                   root: Path, jobs: int | None, progress: Progress, stores: BuildStores,
                   listings: Listings, relisted: list[tuple[str, str]] | None
                   ) -> tuple[BuildCache, Sources, int]:
@@ -37,75 +37,97 @@ def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Contex
     only a few folders changed, ``relisted`` holds their files (see
     :func:`~skillsite.linter.discover.rewalk`) and the other files are the previous build's.
     """
-    cache = BuildCache()
-    sources = Sources(root)
-    stale = 0
-    mtimes = listings.mtimes
-
-    def candidates() -> Iterator[tuple[str, str, str]]:
-        """(key, path, kind) of every file that may have changed."""
-        nonlocal mtimes
-        if old.changes and old.changes.tree_unchanged:
-            for key, cached in old.files.items():
-                if key in old.changes.changed:
-                    yield key, *sources.locate(key)
-                else:
-                    cache.files[key] = cached
-            return
-        prefix = os.path.join(str(root), "")
-        if relisted is not None and old.changes:
-            current = listings.current
-            mtimes = {folder: listing[0] for folder, listing in current.items()}
-            gone = listings.previous.keys() - current.keys()
-            # Folders relative to the root, as keys hold them ("" for the root itself).
-            skip = {folder[len(prefix):] for folder in gone}
-            skip |= {folder[len(prefix):] for folder in old.changes.changed_folders or ()}
-            for key, cached in old.files.items():
-                if key.rpartition("/")[0] in skip:
-                    continue  # relisted below, or gone
-                if key not in old.changes.changed and dependencies_unchanged(cached, mtimes):
-                    cache.files[key] = cached
-                else:
-                    yield key, *sources.locate(key)
-            found_now: Iterable[tuple[str, str]] = relisted
-        else:
-            # Validating needs the mtimes of folders that the walk may not have reached
-            # yet; with nothing to validate, the workers start while the walk goes on.
-            found_now = list(found) if old.files else found
-        for path, kind in found_now:
-            key = path[len(prefix):] if path.startswith(prefix) else display_path(Path(path),
-                                                                                  root)
-            sources[key] = (path, kind)
-            yield key, path, kind
-
-    def changed() -> Iterator[Source]:
-        nonlocal stale
-        for key, path, kind in candidates():
-            cached = old.files.get(key)
-            reused = revalidated(cached, path, mtimes) if cached is not None else None
-            if reused is not None:
-                cache.files[key] = reused
-                if reused is not cached:
-                    cache.changed.add(key)
-            else:
-                stale += 1
-                yield Source(Path(path), root, kind)
-
+    check = _ChangeCheck(old, root, listings)
     done = checked = 0
     progress(0, 0)
-    for built in check_files(changed(), ctx, root, jobs, extract=_extractor(ctx),
-                             finish=finish):
-        cache.files[built.key] = built.cached
-        cache.changed.add(built.key)
+    for built in check_files(check.changed(found, relisted), ctx, root, jobs,
+                             extract=_extractor(ctx), finish=finish):
+        check.cache.files[built.key] = built.cached
+        check.cache.changed.add(built.key)
         if built.payload and not (ctx.config.exclude_invalid
                                   and any(row[3] == ERROR for row in built.cached.problems)):
             stores.offer(built.payload)
         done += 1
         checked += built.cached.found
         if done % 100 == 0:
-            progress(done, stale)
+            progress(done, check.stale)
     progress(done, done)
-    return cache, sources, checked
+    return check.cache, check.sources, checked
+
+
+class _ChangeCheck:
+    """Sorts the corpus's files into those the previous build's results still hold for
+    (kept in ``cache``) and those to check again (``changed``, counted in ``stale``)."""
+
+    def __init__(self, old: BuildCache, root: Path, listings: Listings) -> None:
+        self.old, self.root, self.listings = old, root, listings
+        self.cache = BuildCache()
+        self.sources = Sources(root)
+        self.stale = 0
+        self.mtimes = listings.mtimes
+        self.prefix = os.path.join(str(root), "")
+
+    def changed(self, found: Iterable[tuple[str, str]],
+                relisted: list[tuple[str, str]] | None) -> Iterator[Source]:
+        """The files to check again, while the others are kept in ``cache``."""
+        for key, path, kind in self._candidates(found, relisted):
+            cached = self.old.files.get(key)
+            reused = revalidated(cached, path, self.mtimes) if cached is not None else None
+            if reused is not None:
+                self.cache.files[key] = reused
+                if reused is not cached:
+                    self.cache.changed.add(key)
+            else:
+                self.stale += 1
+                yield Source(Path(path), self.root, kind)
+
+    def _candidates(self, found: Iterable[tuple[str, str]],
+                    relisted: list[tuple[str, str]] | None) -> Iterator[tuple[str, str, str]]:
+        """(key, path, kind) of every file that may have changed."""
+        changes = self.old.changes
+        if changes and changes.tree_unchanged:
+            yield from self._moved_files()
+            return
+        if relisted is not None and changes:
+            yield from self._outside_relisted_folders()
+            found_now: Iterable[tuple[str, str]] = relisted
+        else:
+            # Validating needs the mtimes of folders that the walk may not have reached
+            # yet; with nothing to validate, the workers start while the walk goes on.
+            found_now = list(found) if self.old.files else found
+        for path, kind in found_now:
+            key = (path[len(self.prefix):] if path.startswith(self.prefix)
+                   else display_path(Path(path), self.root))
+            self.sources[key] = (path, kind)
+            yield key, path, kind
+
+    def _moved_files(self) -> Iterator[tuple[str, str, str]]:
+        """The tree is the previous build's: only the files whose stat moved."""
+        assert self.old.changes is not None
+        for key, cached in self.old.files.items():
+            if key in self.old.changes.changed:
+                yield key, *self.sources.locate(key)
+            else:
+                self.cache.files[key] = cached
+
+    def _outside_relisted_folders(self) -> Iterator[tuple[str, str, str]]:
+        """The previous build's files outside the folders listed again (or gone), where
+        they or what they depend on moved."""
+        changes = self.old.changes
+        assert changes is not None
+        current = self.listings.current
+        self.mtimes = {folder: listing[0] for folder, listing in current.items()}
+        gone = self.listings.previous.keys() - current.keys()
+        # Folders relative to the root, as keys hold them ("" for the root itself).
+        skip = {folder[len(self.prefix):] for folder in gone}
+        skip |= {folder[len(self.prefix):] for folder in changes.changed_folders or ()}
+        for key, cached in self.old.files.items():
+            if key.rpartition("/")[0] in skip:
+                continue  # relisted below, or gone
+            if key not in changes.changed and dependencies_unchanged(cached, self.mtimes):
+                self.cache.files[key] = cached
+            else:
+                yield key, *self.sources.locate(key)
 
 
 class Sources(dict[str, tuple[str, str]]):
