@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cache
 from skillsite.builder.checking import (
@@ -150,7 +150,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
             gc.enable()
 
 
-def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,  # noqa: PLR0915 (to split)
+def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: PhaseClock, started: float,
            site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
@@ -165,45 +165,23 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
         work = temp_dir(out)
         try:
             if reuse:
-                # tantivy never rewrites a segment; Whoosh may, so its index is copied.
-                tantivy = backend == "tantivy"
-                link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()),
-                        *((VECTORS_DIR,) if collector else ()))
-                copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
+                _start_from_previous(out, work, backend, vectors=collector is not None)
             else:
                 old.included = {}
             clock.lap("copy previous")
             flagged: list[Flagged] = []
-            listings = Listings(previous=old.listings or {})
-            scan = old.changes
-            unchanged_tree = bool(scan and scan.tree_unchanged)
-            relisted = None
-            if scan and scan.changed_folders and old.listings is not None:
-                relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
-                                  listings=listings)
-                if relisted is None:  # it cannot stand in for a walk: walk
-                    listings = Listings(previous=old.listings)
-            found: Iterable[tuple[str, str]] = ()
-            if not unchanged_tree and relisted is None:
-                found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
-                                   listings=listings)
+            walk = _walk(root, old, ctx, flagged)
             if collector is not None and not reuse:
                 collector.previous = None  # a full build embeds every skill
             with BuildStores(work, backend, old.included, collector) as stores:
-                cache, sources, fresh = check_changed(found, old, ctx, root, jobs, progress, stores,
-                                              listings, relisted)
-                cache.listings = None if unchanged_tree else listings.current
-                cache.walk_complete = listings.complete and not flagged
+                cache, sources, fresh = check_changed(walk.found, old, ctx, root, jobs,
+                                                      progress, stores, walk.listings,
+                                                      walk.relisted)
+                cache.listings = None if walk.unchanged_tree else walk.listings.current
+                cache.walk_complete = walk.listings.complete and not flagged
                 clock.lap("discover, check, content and index")
-                problems = all_problems(cache, old, flagged, ctx, root)
+                problems, included, groups = _corpus(cache, old, flagged, ctx, root)
                 errored = {p.path for p in problems if p.severity == ERROR}
-                included = included_skills(
-                    cache, errored if ctx.config.exclude_invalid else set())
-                groups = groups_of(included, root, ctx)
-                groups.origins, groups.repositories, git_problems = origins(included, root,
-                                                                            ctx)
-                problems = sorted(problems + groups.problems + git_problems)
-                errored |= {p.path for p in groups.problems if p.severity == ERROR}
                 if strict and errored:
                     raise BuildFailed(f"--strict: {len(errored)} file(s) have errors; "
                                       f"{out} was not changed", problems)
@@ -249,6 +227,53 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None, 
         timings=clock.timings, site=site_result,
         embedded=collector.embedded if collector else 0, semantic_note=semantic.note)
 
+
+
+def _start_from_previous(out: Path, work: Path, backend: str, *, vectors: bool) -> None:
+    """Start the new dist/ from the previous one: what a build only adds to is linked."""
+    # tantivy never rewrites a segment; Whoosh may, so its index is copied.
+    tantivy = backend == "tantivy"
+    link = ("content", "graph.json", CACHE_DIR, *(("index",) if tantivy else ()),
+            *((VECTORS_DIR,) if vectors else ()))
+    copy_previous(out, work, link=link, copy=() if tantivy else ("index",))
+
+
+class _Walked(NamedTuple):
+    listings: Listings
+    found: Iterable[tuple[str, str]]  # the walk's files (none when it is not walked)
+    relisted: list[tuple[str, str]] | None  # the files of the folders listed again
+    unchanged_tree: bool  # the previous build's stat scan found no folder changed
+
+
+def _walk(root: Path, old: BuildCache, ctx: Context, flagged: list[Flagged]) -> _Walked:
+    """The corpus's files, by the cheapest means the previous build's scan allows: none
+    to walk when no folder changed, the changed folders alone, or the whole tree."""
+    listings = Listings(previous=old.listings or {})
+    scan = old.changes
+    unchanged_tree = bool(scan and scan.tree_unchanged)
+    relisted = None
+    if scan and scan.changed_folders and old.listings is not None:
+        relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
+                          listings=listings)
+        if relisted is None:  # it cannot stand in for a walk: walk
+            listings = Listings(previous=old.listings)
+    found: Iterable[tuple[str, str]] = ()
+    if not unchanged_tree and relisted is None:
+        found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,
+                           listings=listings)
+    return _Walked(listings, found, relisted, unchanged_tree)
+
+
+def _corpus(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
+            root: Path) -> tuple[list[Problem], dict[str, Cached], Groups]:
+    """Every problem (the files', the walk's, the corpus rules', the manifests' and git's),
+    the skills that go into dist/, and their plugins and collections."""
+    problems = all_problems(cache, old, flagged, ctx, root)
+    errored = {p.path for p in problems if p.severity == ERROR}
+    included = included_skills(cache, errored if ctx.config.exclude_invalid else set())
+    groups = groups_of(included, root, ctx)
+    groups.origins, groups.repositories, git_problems = origins(included, root, ctx)
+    return sorted(problems + groups.problems + git_problems), included, groups
 
 def _vector_collector(semantic: SemanticSetup, out: Path,
                       previous: bool) -> tuple[VectorCollector | None, bool]:
