@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skillsite.index.fields import WEIGHTS, field_texts
-from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix, near_typed, near_word
 from skillsite.index.ranking import (
     EXACT_NAME_BONUS,
     FUZZY_HIT,
@@ -22,7 +22,7 @@ from skillsite.index.ranking import (
     rank,
 )
 from skillsite.index.ranking_record import lines_for, parse, record_of
-from skillsite.index.tokens import tokenize
+from skillsite.index.tokens import partial_term, tokenize
 from skillsite.models import IndexDoc
 
 # A small alphabet makes near misses (one edit away) and shared prefixes common.
@@ -42,42 +42,60 @@ def test_a_typo_in_the_first_letters_is_still_found() -> None:
     assert _near("kubernetes", f" {' '.join(tokens)} ") == set(tokens)
 
 
+def _typos(term: str, typed: str | None, loose: set[str]) -> set[str]:
+    """The name, title and tag words a typo of ``term`` may have meant (ranking's
+    docstring): for a word being typed, the words that begin within one edit of it but
+    not with it; else the words one edit away."""
+    if len(term) < FUZZY_MIN_CHARS:
+        return set()
+    if term == typed:
+        return {t for t in loose if near_typed(term, t) and not t.startswith(term)}
+    return {t for t in loose if near_word(term, t)}
+
+
 def _reference_score(query: str, doc: IndexDoc) -> float | None:
-    """The ranking module's docstring, written plainly."""
+    """The ranking module's docstring, written plainly, for a corpus that weighs every
+    term alike (``rank`` with no corpus statistics)."""
     sequence = tokenize(query)
     terms = list(dict.fromkeys(sequence))
+    if not terms:
+        return None
+    typed = partial_term(query)
     fields = {field: text.split() for field, text in field_texts(doc).items()}
     get = fields.get
     lexical_counts = Counter(get("description", []) + get("headings", []) + get("body", []))
     norm = 1.2 * (1 - 0.75 + 0.75 * sum(lexical_counts.values()) / 200)
     loose = set(get("name", []) + get("title", []) + get("tags", []))
-    sums = Counter()
-    matched = 0
+    share = 1 / len(terms)
+    base = matched = 0.0
     for term in terms:
-        near = {t for t in loose if near_prefix(term, t)} if len(term) >= FUZZY_MIN_CHARS else set()
-        def hit(field: str, prefix: bool = False) -> float:
+        typos = _typos(term, typed, loose)
+        begins = term == typed and len(term) >= PREFIX_MIN_CHARS
+
+        def hit(field: str, by_prefix: float, typo: bool = True, begins: bool = begins,
+                typos: set[str] = typos, term: str = term) -> float:
             tokens = set(get(field, []))
             if term in tokens:
                 return 1.0
-            if prefix and len(term) >= PREFIX_MIN_CHARS and any(t.startswith(term) for t in tokens):
-                return 0.5
-            return FUZZY_HIT if near & tokens else 0.0
+            if by_prefix and begins and any(t.startswith(term) for t in tokens):
+                return by_prefix
+            return FUZZY_HIT if typo and typos & tokens else 0.0
+
         count = lexical_counts[term]
-        signals = {"name": hit("name", prefix=True), "title": hit("title"), "tag": hit("tags"),
+        loose_prefix = FUZZY_HIT if term == typed and len(term) >= FUZZY_MIN_CHARS else 0.0
+        signals = {"name": hit("name", 0.5), "title": hit("title", loose_prefix),
+                   "tag": hit("tags", loose_prefix),
                    "intent": float(term in get("intents", [])),
                    "applies_to": float(term in get("applies_to", [])),
                    "compatibility": float(term in get("compatibility", []))}
-        if count or any(signals.values()):
-            matched += 1
-        sums["lexical"] += count / (count + norm) if count else 0.0
-        for key, value in signals.items():
-            sums[key] += value
+        if not (count or any(signals.values())):
+            continue
+        matched += share
+        base += share * WEIGHTS["lexical"] * (count / (count + norm) if count else 0.0)
+        base += share * sum(WEIGHTS[key] * value for key, value in signals.items())
     if not matched:
         return None
-    share = 1 / len(terms)
-    base = sum(WEIGHTS[key] * sums[key] * share for key in
-               ("lexical", "name", "title", "tag", "intent", "applies_to", "compatibility"))
-    score = base * (0.5 + 0.5 * matched * share)
+    score = base * (0.5 + 0.5 * matched)
     width = len(sequence)
     if width > 1 and any(get(field, [])[i:i + width] == sequence
                          for field in ("name", "title", "description")
@@ -142,12 +160,16 @@ def test_a_stored_record_ranks_as_the_text_itself(name: str, title: str, descrip
 
 
 def _reference_matched(query: str, doc: IndexDoc) -> tuple[str, ...]:
-    terms = set(tokenize(query))
+    terms = list(dict.fromkeys(tokenize(query)))
+    typed = partial_term(query)
     fields = {field: set(text.split()) for field, text in field_texts(doc).items()}
     loose = fields.get("name", set()) | fields.get("title", set()) | fields.get("tags", set())
-    near = {token for token in loose for term in terms
-            if len(term) >= FUZZY_MIN_CHARS and near_prefix(term, token)}
+    near: set[str] = set()
+    for term in terms:
+        if len(term) >= FUZZY_MIN_CHARS:
+            near |= {t for t in loose
+                     if (near_typed(term, t) if term == typed else near_word(term, t))}
     order = ("name", "title", "description", "tags", "intents", "applies_to",
              "compatibility", "headings", "body")
-    return tuple(field for field in order if terms & fields.get(field, set()) or (
+    return tuple(field for field in order if set(terms) & fields.get(field, set()) or (
         field in ("name", "title", "tags") and near & fields.get(field, set())))
