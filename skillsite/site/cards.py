@@ -21,11 +21,14 @@ def skill_cards(here: str, skills: list[SiteSkill], categories: dict[str, str] |
     categories = categories or {}
     cards = []
     for skill in skills:
-        data = {"key": skill.name.lower(), "format": skill.format, "plugin": skill.plugin,
+        # Only what is not the default ("" for plugin, collection and category, "none"
+        # for trust, no problems): 10k cards are every listing's weight.
+        data = {"format": skill.format, "plugin": skill.plugin,
                 "collection": skill.collection, "category": categories.get(skill.name, ""),
-                "trust": skill.level, "problems": str(len(skill.problems)),
+                "trust": "" if skill.level == "none" else skill.level,
+                "problems": str(len(skill.problems)) if skill.problems else "",
                 "changed": str(skill.changed)}
-        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data.items())
+        extra = "".join(f' data-{k}="{attr(v)}"' for k, v in data.items() if v)
         level = "" if skill.level == "none" else (
             f' <span class="skillsite-level skillsite-level--{attr(skill.level)}">'
             f"{text(LEVELS.get(skill.level, skill.level))}</span>")

@@ -72,11 +72,10 @@ def listing_pages(listed: list[Listed], problems: list[Problem],
     for category, members in grouped.items():
         pages[f"categories/{slug_of(category)}/index.md"] = lister.page(
             f"Category: {category}", f"categories/{slug_of(category)}", members)
+    # A format's skills are the A-Z page filtered (a page of their own would repeat most
+    # of it: 5 MB at 10k skills, rendered again on every incremental build).
     formats = _grouped(listed, lambda item: [item.skill.format])
     pages["formats/index.md"] = _index_page("Formats", "formats", "format", formats)
-    for kind, members in formats.items():
-        pages[f"formats/{kind}/index.md"] = lister.page(f"Format: {kind}", f"formats/{kind}",
-                                                        members)
     return pages
 
 
@@ -259,8 +258,12 @@ def _filters(members: list[Listed], categories: dict[str, str]) -> str:
 
 def _index_page(title: str, here: str, noun: str,
                 groups: dict[str, list[Listed]]) -> str:
-    rows = [[link(href(here, f"{here}/{slug_of(name) if here != 'formats' else name}"),
-                  name), str(len(members))] for name, members in groups.items()]
+    def target(name: str) -> str:
+        if here == "formats":
+            return href(here, "skills") + f"?format={name}"
+        return href(here, f"{here}/{slug_of(name)}")
+
+    rows = [[link(target(name), name), str(len(members))] for name, members in groups.items()]
     return "\n".join([front_matter(title), heading(1, title),
                       block(table((noun, "skills"), rows), "skillsite-sortable")])
 

@@ -35,8 +35,8 @@ ACTIVE = """() => {
 }"""
 HOSTILE_TAG = '<script>document.documentElement.dataset.pwned="tag"</script>'
 PAGES = ["skills/hostile-skill/", "skills/hostile-page/", "skills/", "", "problems/",
-         "tags/release/", f"tags/{slug_of(HOSTILE_TAG)}/", "formats/skill-md/",
-         "formats/virtual/", "tags/", "categories/development/"]
+         "tags/release/", f"tags/{slug_of(HOSTILE_TAG)}/", "skills/?format=virtual",
+         "formats/", "tags/", "categories/development/"]
 
 
 def _visit(page: Any, url: str) -> None:

@@ -99,8 +99,7 @@ def test_description_edit_shows_everywhere_as_in_a_clean_build(
     assert result.site.incremental and result.site.rendered == 1
     assert any(phase.startswith("mkdocs (changed pages)") for phase in result.site.timings)
     site = result.dist / "site"
-    for page in ("skills/gamma-deploy", "skills", "tags/release", "tags/deploy",
-                 "formats/virtual"):
+    for page in ("skills/gamma-deploy", "skills", "tags/release", "tags/deploy"):
         assert "Quokka. Deploy" in (site / page / "index.html").read_text(), page
     assert "Quokka" in (result.dist / "site-cache" / "stubs.json").read_text()
     clean = make_build(tmp_path, "clean").dist / "site"

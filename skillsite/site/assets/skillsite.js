@@ -212,6 +212,14 @@
       var count = document.querySelector(".skillsite-count");
       if (!list) return;
       var cards = Array.prototype.slice.call(list.children);
+      var keys = new Map(cards.map(function (card) {
+        var link = card.querySelector("a");
+        return [card, (link ? link.textContent : "").toLowerCase()];
+      }));
+      // A card leaves out the defaults: no plugin, collection or category, trust "none".
+      function valueOf(card, name) {
+        return card.dataset[name] || (name === "trust" ? "none" : "");
+      }
       var params = new URLSearchParams(location.search);
       function field(name) { return form.elements.namedItem(name); }
       var names = FILTERS.filter(function (name) { return field(name); });
@@ -227,10 +235,10 @@
         var wanted = {};
         names.forEach(function (name) { wanted[name] = field(name).value; });
         cards.forEach(function (card) {
-          var d = card.dataset, ok = !(problems && d.problems === "0") &&
+          var d = card.dataset, ok = !(problems && !d.problems) &&
             (!q || card.textContent.toLowerCase().indexOf(q) >= 0);
           Object.keys(wanted).forEach(function (name) {
-            if (wanted[name] && d[name] !== wanted[name]) ok = false;
+            if (wanted[name] && valueOf(card, name) !== wanted[name]) ok = false;
           });
           card.hidden = !ok; if (ok) shown++;
         });
@@ -239,7 +247,8 @@
             var diff = Number(b.dataset.changed) - Number(a.dataset.changed);
             if (diff) return diff;
           }
-          return a.dataset.key < b.dataset.key ? -1 : a.dataset.key > b.dataset.key ? 1 : 0;
+          var x = keys.get(a), y = keys.get(b);
+          return x < y ? -1 : x > y ? 1 : 0;
         }).forEach(function (card) { list.appendChild(card); });
         list.dataset.shown = String(shown);
         if (count) {
