@@ -183,7 +183,8 @@ def test_category_page_lists_its_plugins_skills(page: Any, base_url: str) -> Non
 def test_no_sideways_scroll_on_a_phone(browser: Any, base_url: str, artifacts: Path) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     tab = context.new_page()
-    for path in ("", "skills/", "categories/development/", "tags/release/", "problems/"):
+    for path in ("", "skills/", "categories/development/", "tags/release/", "problems/",
+                 "plugins/toolbox/"):
         tab.goto(base_url + path)
         tab.wait_for_load_state("networkidle")
         wide = tab.evaluate("""() => {
