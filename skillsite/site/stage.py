@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,7 +70,7 @@ class SiteResult:
     timings: dict[str, float] = field(default_factory=dict)
 
 
-def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0915 (to split)
+def build_site(dist: Path, root: Path, problems: list[Problem], *,
                previous: Path | None = None, mkdocs_config: Path | None = None,
                jobs: int | None = None) -> SiteResult:
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
@@ -124,25 +124,9 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
             if reuse:
                 publish.prune_docs(docs, set(hashes))
                 publish.forget_outputs(site, written, set(hashes), plan)
-            if sharded:
-                warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
-            else:
-                warnings = run_mkdocs(docs, site, mkdocs_config, dirty=reuse)
-            clock.lap("mkdocs")
-            canary = site / CANARY.replace("index.md", "index.html")
-            apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
-            clock.lap("security policy")
-        publish.publish_files(site, dist, plan, reuse)
-        if entries is not None:
-            entries.result()
-            _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
-            shutil.rmtree(dist / STAGED_SITE)
-        else:
-            _discovery(site, plan, dist, reuse)
-        clock.lap("files and discovery")
-        search.result()
-        _move_in(dist / STAGED_SEARCH, site / "pagefind")
-        clock.lap("search (waited for)")
+            warnings = _whole_site(docs, site, mkdocs_config, workers if sharded else 1,
+                                   dirty=reuse, clock=clock)
+        _move_in_side_work(site, dist, plan, reuse, entries, search, clock)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes}
@@ -151,6 +135,37 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,  # noqa: PLR0
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
 
+
+def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int, *,
+                dirty: bool, clock: PhaseClock) -> list[str]:
+    """mkdocs over the whole docs tree (on ``workers`` processes when more than one), then
+    the security policy on every page; returns mkdocs's warnings."""
+    if workers > 1:
+        warnings = run_mkdocs_sharded(docs, site, mkdocs_config, workers)
+    else:
+        warnings = run_mkdocs(docs, site, mkdocs_config, dirty=dirty)
+    clock.lap("mkdocs")
+    canary = site / CANARY.replace("index.md", "index.html")
+    apply_policy(site, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
+    clock.lap("security policy")
+    return warnings
+
+def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
+                       entries: Future[None] | None, search: Future[None],
+                       clock: PhaseClock) -> None:
+    """Once mkdocs has built ``site``: the supporting files, the discovery artifacts
+    (staged while mkdocs ran, or written now) and the search bundles Pagefind made."""
+    publish.publish_files(site, dist, plan, reuse)
+    if entries is not None:
+        entries.result()
+        _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
+        shutil.rmtree(dist / STAGED_SITE)
+    else:
+        _discovery(site, plan, dist, reuse)
+    clock.lap("files and discovery")
+    search.result()
+    _move_in(dist / STAGED_SEARCH, site / "pagefind")
+    clock.lap("search (waited for)")
 
 def _corpus(dist: Path, root: Path, config: Path) -> Corpus:
     """The corpus's name, description, plugins and collections, for the listings."""
