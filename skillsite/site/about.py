@@ -53,7 +53,7 @@ def about_corpus(root: Path, *, site_name: str = "", site_description: str = "",
 
 
 def _marketplace(root: Path) -> dict[str, Any]:
-    data = _read(root / ".claude-plugin" / "marketplace.json")
+    data = _read(root / ".claude-plugin" / "marketplace.json", root)
     try:
         found = json.loads(data) if data else {}
     except ValueError:
@@ -65,7 +65,7 @@ def _readme(root: Path) -> tuple[str, str]:
     """(the README's first heading, its first paragraph of prose) as plain text."""
     text = ""
     for name in ("README.md", "readme.md", "README.markdown", "README"):
-        text = _read(root / name)
+        text = _read(root / name, root)
         if text:
             break
     html_heading = _H1_HTML.search(text)
@@ -88,10 +88,11 @@ def _readme(root: Path) -> tuple[str, str]:
     return heading, paragraph
 
 
-def _read(path: Path) -> str:
-    """A regular file's text at the corpus root (never a link out of it), or ""."""
+def _read(path: Path, root: Path) -> str:
+    """A regular file's text under the corpus root, or "": never through a link, the
+    file's or a folder's on the way (a symlinked ``.claude-plugin/`` could lead out)."""
     try:
-        if path.is_symlink() or not path.is_file():
+        if path.resolve() != root.resolve() / path.relative_to(root) or not path.is_file():
             return ""
         with open(path, "rb") as handle:
             return handle.read(MAX_BYTES).decode("utf-8", errors="replace")

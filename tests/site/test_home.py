@@ -62,3 +62,14 @@ def test_no_recently_changed_when_every_file_has_the_same_time() -> None:
     skills = [_skill(name, 1_700_000_000, False) for name in ("a", "b")]
     home = listing_pages([Listed(s, False) for s in skills], [], Corpus())["index.md"]
     assert "Recently changed" not in home and "No tags" not in home and "Formats" not in home
+
+
+def test_a_marketplace_folder_that_links_out_of_the_corpus_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "marketplace.json").write_text('{"name": "stolen", "description": "Secret."}')
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / ".claude-plugin").symlink_to(outside, target_is_directory=True)
+    about = about_corpus(corpus)
+    assert about.name == "corpus" and "Secret" not in about.description
