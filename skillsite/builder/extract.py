@@ -19,9 +19,11 @@ from skillsite.builder.records import (
     problem_rows,
     stat_key,
 )
+from skillsite.filenames import utf8
 from skillsite.index.fields import field_texts
 from skillsite.index.ranking_record import record_of
 from skillsite.linter.checker import FileResult, display_path
+from skillsite.linter.discover import own_path
 from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, SkillEntry, Source
 from skillsite.semantic.text import semantic_text
@@ -49,7 +51,8 @@ def extract(doc: Document, max_file_size: int, ctx: Context | None = None) -> Ex
     """The build's extractor for :func:`skillsite.linter.checker.check_files` (runs in
     workers; bind ``max_file_size`` and ``ctx`` with :func:`functools.partial`)."""
     name = loaded_name(doc)
-    if name is None:
+    if name is None or not utf8(own_path(doc)):
+        # Nothing of a path that is not valid UTF-8 can be written: file-not-published.
         return Extracted(None, [], None, sha256=doc.sha256)
     namespace = ctx.namespace_of(doc) if ctx is not None else None
     entry = entry_of(doc, namespace, name)

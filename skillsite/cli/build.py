@@ -117,7 +117,10 @@ def print_left_out(what: str, paths: list[str], shown: int = 5) -> None:
     """Never silent: how many files, and the first paths (their problems say why)."""
     if paths:
         more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
-        click.echo(f"{what}: {len(paths)} file(s): {', '.join(paths[:shown])}{more} "
+        from skillsite.filenames import printable
+
+        listed = ", ".join(printable(path) for path in paths[:shown])
+        click.echo(f"{what}: {len(paths)} file(s): {listed}{more} "
                    "(see their problems above, or the site's problems page).")
 
 

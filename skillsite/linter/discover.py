@@ -21,7 +21,7 @@ from skillsite.linter.listings import (
     unchanged_listing,
 )
 from skillsite.linter.skilltree import Tree, list_skill
-from skillsite.models import Issue, Source
+from skillsite.models import Document, Issue, Source
 
 #: Folders never worth walking: version control, dependencies, caches, build output.
 SKIPPED_DIRS = frozenset({
@@ -305,6 +305,11 @@ class _Walker:
             scan.files.append((entry.path, kind))
             if scan.tree is not None and self.trees is not None and kind == "skill-md":
                 self.trees[entry.path] = scan.tree
+
+
+def own_path(doc: Document) -> str:
+    """The path of ``doc``'s file below its corpus root, with ``/`` separators."""
+    return relative_path(os.path.abspath(doc.source.path), os.path.abspath(doc.source.root))
 
 
 def relative_path(path: str, top: str) -> str:

@@ -27,7 +27,7 @@ def annotation(problem: Problem) -> str:
     properties = ",".join(f"{key}={escape_property(str(value))}" for key, value in (
         ("file", printable(problem.path)), ("line", problem.line),
         ("col", problem.column), ("title", problem.rule)))
-    return f"::{command} {properties}::{escape_data(problem.message)}"
+    return f"::{command} {properties}::{escape_data(printable(problem.message))}"
 
 
 class GithubReporter(Reporter):

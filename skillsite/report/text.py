@@ -43,7 +43,7 @@ class TextReporter(Reporter):
 
     def _line(self, problem: Problem) -> str:
         # Indent continuation lines so a multi-line message can't pass for a new problem.
-        message = problem.message.replace("\r\n", "\n").replace("\n", "\n    ")
+        message = printable(problem.message).replace("\r\n", "\n").replace("\n", "\n    ")
         return (f"{printable(problem.path)}:{problem.line}:{problem.column}: "
                 f"{self._severity(problem.severity)} {problem.rule} {message}")
 

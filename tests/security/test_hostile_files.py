@@ -222,3 +222,6 @@ def test_a_non_utf8_folder_with_problems_reaches_every_output(tmp_path: Path) ->
     page = (tmp_path / "dist" / "site" / "problems" / "index.html").read_text("utf-8")
     assert "caf\\xe9" in page
     assert result.included == 1
+    # Left out with a located reason, not a crash on the way to the artifacts.
+    rules = {p.rule for p in result.problems if "caf" in p.path}
+    assert "internal-error" not in rules and "file-not-published" in rules, rules

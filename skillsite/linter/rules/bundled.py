@@ -7,8 +7,9 @@ import posixpath
 import re
 from collections.abc import Iterator
 
-from skillsite.filenames import printable
+from skillsite.filenames import printable, utf8
 from skillsite.linter.bundle import Bundled
+from skillsite.linter.discover import own_path
 from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
@@ -335,7 +336,15 @@ def file_not_published(doc: Document, ctx: Context) -> Iterator[Finding]:
     A symlink could otherwise publish what the build withholds: the file of a skill left
     out for a credential, or a repository's configuration. Move the file into the skill's
     folder (not hidden), or remove it.
+
+    A skill whose own path is not valid UTF-8 (a folder named in another encoding) is not
+    published at all, for the same reason: rename its folder.
     """
+    own = own_path(doc)
+    if not utf8(own):
+        yield (1, 1), (f"{printable(own)} is not published: its path is not valid UTF-8, "
+                       "which no page, archive or JSON file can hold; rename its folder")
+        return
     for skipped in supporting_of(doc).skipped:
         yield Elsewhere(skipped.rel, 1, 1), (
             f"{printable(skipped.rel)} is not published: {skipped.reason}")

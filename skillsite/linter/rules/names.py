@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from skillsite.filenames import printable
 from skillsite.linter.links import folder_of
 from skillsite.linter.rules.context import Context, dialect, text_field
 from skillsite.linter.rules.registry import Finding, rule
@@ -97,5 +98,5 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
         return  # name-format reports this name, with the folder
     if name != folder and unicodedata.normalize("NFKC", name) != unicodedata.normalize(
             "NFKC", folder):
-        yield "/name", (f"name {name!r} must match its folder name {folder!r}; rename one "
-                        "of them")
+        yield "/name", (f"name {name!r} must match its folder name '{printable(folder)}'; "
+                        "rename one of them")
