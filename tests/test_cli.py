@@ -185,3 +185,12 @@ def test_help_is_lazy_and_imports_no_parser_or_engine() -> None:
              "'skillsite.linter.checker', 'skillsite.builder.pipeline') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(("command", "limit"), [
+    ("search", "0"), ("search", "51"), ("recommend", "0"), ("related", "0"), ("compose", "9")])
+def test_query_limits_outside_their_documented_range_are_usage_errors(
+        command: str, limit: str) -> None:
+    code, out = run(command, "x", "--limit", limit)
+    assert code == 2
+    assert "Invalid value for '-n' / '--limit'" in out

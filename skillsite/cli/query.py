@@ -102,7 +102,7 @@ def _libraries(names: tuple[str, ...]) -> str | list[str]:
 
 @_query_command("search")
 @click.argument("query", default="")
-@click.option("-n", "--limit", default=10, show_default=True, type=int,
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 50),
               help="How many results (1-50).")
 @click.option("--tag", "tags", multiple=True, help="Keep skills with this tag (repeatable).")
 @click.option("--applies-to", "applies_to", multiple=True,
@@ -147,7 +147,8 @@ def search(dist: tuple[str, ...], query: str, limit: int, tags: tuple[str, ...],
 @click.option("--environment", "-e", help="Where the task runs. Example: -e 'kubernetes linux'")
 @click.option("--capability", "capabilities", multiple=True,
               help="A capability the agent has (repeatable). Example: --capability shell")
-@click.option("-n", "--limit", default=5, show_default=True, type=int, help="How many (1-50).")
+@click.option("-n", "--limit", default=5, show_default=True, type=click.IntRange(1, 50),
+              help="How many (1-50).")
 @click.option("--library", "libraries", multiple=True, help=LIBRARY_HELP)
 @click.option("--lexical", is_flag=True,
               help="Rank by words only, even when dist/ has vectors.")
@@ -251,7 +252,8 @@ def resolve(dist: tuple[str, ...], ref: str, args: tuple[str, ...], max_chars: i
 
 @_query_command("related")
 @click.argument("ref")
-@click.option("-n", "--limit", default=10, show_default=True, type=int, help="How many (1-50).")
+@click.option("-n", "--limit", default=10, show_default=True, type=click.IntRange(1, 50),
+              help="How many (1-50).")
 def related(dist: tuple[str, ...], ref: str, limit: int) -> Any:
     """List skills related to REF by links, depends_on and shared tags, with reasons."""
     return _library(dist).related(ref, limit=limit)
@@ -259,7 +261,8 @@ def related(dist: tuple[str, ...], ref: str, limit: int) -> Any:
 
 @_query_command("compose")
 @click.argument("ref")
-@click.option("-n", "--limit", default=4, show_default=True, type=int, help="How many (1-8).")
+@click.option("-n", "--limit", default=4, show_default=True, type=click.IntRange(1, 8),
+              help="How many (1-8).")
 def compose(dist: tuple[str, ...], ref: str, limit: int) -> Any:
     """List REF's prerequisites (depends_on), one level deep, and unresolved ones."""
     return _library(dist).compose(ref, limit=limit)
