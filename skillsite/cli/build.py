@@ -56,8 +56,11 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
       manifest.json   format version, counts, index backend, sha256 of every file
       catalog.json    the compact listing (name, description, format, path, tags, ...)
       graph.json      skills and tags, with link / depends_on / tag edges
+      groups.json     plugins and collections, with their marketplace metadata
       content/        each skill's sections, metadata and supporting files (SQLite)
       index/          the prebuilt search index
+      vectors/        one vector per skill for recommend's semantic half, with
+                      pip install 'skillsite[semantic]' (else left out, said once)
       build-cache/    what the next build reuses (safe to delete)
       site/           the browsable catalog (mkdocs-material, Pagefind search,
                       /.well-known/agent-skills/index.json); skip with --no-site

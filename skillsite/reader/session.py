@@ -11,9 +11,8 @@ An operation is a plain function whose first parameter is the session::
 The session carries the client's budget, safe-mode ledger and retrieval counters, and
 the build the call answers from (its content store, index finder, graph and groups),
 pinned for the whole call (:mod:`skillsite.reader.snapshots`): of one library, and, when
-a Library reads several (:mod:`skillsite.reader.mounts`), of the others on first use. A function
-has no other
-way to reach ``dist/``, so it cannot run unpinned; the
+a Library reads several (:mod:`skillsite.reader.mounts`), of the others on first use. A
+function has no other way to reach ``dist/``, so it cannot run unpinned; the
 :class:`~skillsite.reader.library.Library` method that offers it runs it with
 ``Library._run``, which counts the call, takes the client's lock when the declaration
 says the operation spends a budget, and pins the build.
