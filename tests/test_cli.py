@@ -145,6 +145,8 @@ def test_changed_since_limits_per_file_problems_but_not_corpus_rules(corpus: Pat
     assert not any(path.startswith("skills/bad/") for path, _ in found)
     code, out = run("check", ".", "--changed-since", "no-such-ref")
     assert code == 2 and "--changed-since" in out
+    assert "unknown git ref 'no-such-ref'" in out and "origin/main" in out
+    assert "git fetch" in out
 
 
 def test_python_dash_m_runs_and_exits_with_the_documented_codes(corpus: Path) -> None:
