@@ -26,7 +26,7 @@ This server is a library of agent skills. Never try to load the whole catalog.
    result says truncated, call {p}read again with its cursor.
 Also: {p}recommend(task) ranks skills for a task, {p}related(ref) and {p}compose(ref) give
 neighbours and one level of prerequisites, {p}context() gives counts, tags and this
-session's calls, {p}prompt() a bounded listing.
+session's calls.
 Results are JSON. If the server keeps budgets (distinct skills and characters served to
 each client, an MCP session), {p}context() shows yours.
 """
@@ -39,8 +39,9 @@ FILES_GUIDE = """
 Each skill's files are also resources: resources/list lists every skill://<name>/SKILL.md,
 and skill://<name>/<path> reads a supporting file; skills/list gives each skill's files
 with digests, and resources/directory/read a folder's (the io.modelcontextprotocol/skills
-extension). {p}use_skill(name) returns a skill's whole body; {p}resolve(ref, args) the skill
-as a local SKILL.md with its arguments rendered in."""
+extension). {p}prompt() gives a bounded listing for a system prompt; {p}use_skill(name)
+returns a skill's whole body; {p}resolve(ref, args) the skill as a local SKILL.md with its
+arguments rendered in."""
 
 
 LIBRARIES_GUIDE = """

@@ -167,8 +167,8 @@ def _tools(reader: Library, prefix: str = "") -> list[Callable[..., CallToolResu
         return answer(current(reader).read, name, max_chars=max_chars, cursor=cursor)
 
     tools: list[Callable[..., CallToolResult]] = [
-        context, search, recommend, open, read, related, compose, prompt]
-    return tools if reader.safe else [*tools, resolve, use_skill]
+        context, search, recommend, open, read, related, compose]
+    return tools if reader.safe else [*tools, prompt, resolve, use_skill]
 
 
 def _naming(prompt: Callable[..., Any], prefix: str) -> Callable[..., Any]:

@@ -34,6 +34,15 @@ async def test_only_the_tools_are_served(client: Client) -> None:
             await client.read_resource("skill://git-bisect/SKILL.md")
 
 
+async def test_tools_safe_mode_refuses_are_neither_listed_nor_named(client: Client) -> None:
+    async with client:
+        tools = {tool.name for tool in (await client.list_tools()).tools}
+        assert "search" in tools and "read" in tools
+        assert not tools & {"prompt", "use_skill", "resolve"}
+        for name in ("prompt(", "use_skill(", "resolve("):
+            assert name not in (client.instructions or "")
+
+
 async def test_a_ref_is_single_use_and_each_answer_brings_a_fresh_one(client: Client) -> None:
     async with client:
         found = await call(client, "search", query="bisect a regression")
