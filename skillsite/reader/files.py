@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 
+from skillsite.filenames import utf8
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.results import FileInfo
 from skillsite.reader.shelf import Shelf, StoredSkill
@@ -47,7 +48,7 @@ def file_list(shelf: Shelf, skill: StoredSkill) -> list[FileInfo]:
 def file_bytes(shelf: Shelf, skill: StoredSkill, path: object) -> bytes:
     """The bytes of ``path`` (relative to the skill's folder)."""
     if (not isinstance(path, str) or not 0 < len(path) <= MAX_PATH_CHARS or "\0" in path
-            or not _encodable(path)):
+            or not utf8(path)):
         raise ReaderError("invalid-argument", "a file path is a relative path inside the "
                           "skill's folder, such as SKILL.md or references/REFERENCE.md")
     wanted = path.removeprefix("./")
@@ -62,14 +63,6 @@ def file_bytes(shelf: Shelf, skill: StoredSkill, path: object) -> bytes:
                           "size cap, so dist/ lists it but does not keep it", path=wanted)
     raise ReaderError("not-found", f"{skill.name} has no file {wanted[:200]!r}; its files: "
                       + ", ".join(known[:50]), files=known)
-
-
-def _encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def front_matter(shelf: Shelf, skill: StoredSkill) -> str:

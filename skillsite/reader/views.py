@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
+from skillsite.filenames import utf8
 from skillsite.reader.errors import ReaderError
 
 #: A one-line description in search results is cut to this many characters.
@@ -23,10 +24,8 @@ def text_argument(value: object, what: str, most: int) -> str:
     if len(value) > most:
         raise ReaderError("invalid-argument", f"{what} is {len(value)} characters long; "
                           f"the most is {most}")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ReaderError("invalid-argument", f"{what} is not valid Unicode text") from None
+    if not utf8(value):
+        raise ReaderError("invalid-argument", f"{what} is not valid Unicode text")
     return value
 
 
