@@ -72,6 +72,7 @@ def _fix_all(paths: tuple[Path, ...], config: Config, rules: set[str] | None, dr
     import difflib
 
     from skillsite.linter import fixing
+    from skillsite.linter.checker import display_path
     from skillsite.linter.discover import discover
     from skillsite.linter.rules.context import Context
 
@@ -80,10 +81,15 @@ def _fix_all(paths: tuple[Path, ...], config: Config, rules: set[str] | None, dr
     changed = failed = 0
     sources = [s for s in discover(list(paths), exclude=ctx.config.exclude)
                if s.kind == "skill-md"]
+    readable = []
     for source in sources:
-        result = fixing.fix_file(source, ctx, Path.cwd(), rules)
-        if result is None:
+        try:
+            result = fixing.fix_file(source, ctx, Path.cwd(), rules)
+        except fixing.NotFixable as reason:
+            click.echo(f"{display_path(source.path, Path.cwd())}: skipped: {reason}; "
+                       "`skillsite check` reports it", err=True)
             continue
+        readable.append(source)
         for rule in result.refused:
             failed += 1
             click.echo(f"{result.display}: not fixed: the {rule} problem is still there "
@@ -100,18 +106,21 @@ def _fix_all(paths: tuple[Path, ...], config: Config, rules: set[str] | None, dr
             click.echo(f"{result.display}: {'would fix' if dry_run else 'fixed'} "
                        f"{', '.join(result.fixed)}", err=True)
     if rename_folder:
-        changed += _rename(sources, dry_run)
+        changed += _rename(readable, ctx.config.max_file_size, dry_run)
     click.echo(f"{'Would change' if dry_run else 'Changed'} {changed} of {len(sources)} "
                f"SKILL.md files.", err=True)
     return bool(failed)
 
 
-def _rename(sources: list[Source], dry_run: bool) -> int:
+def _rename(sources: list[Source], max_size: int, dry_run: bool) -> int:
     from skillsite.linter import fixing
 
     renamed = 0
     for source in sources:
-        move = fixing.folder_rename(source)
+        try:
+            move = fixing.folder_rename(source, max_size)
+        except fixing.NotFixable:  # changed since it was fixed; reported next run
+            continue
         if move:
             renamed += 1
             click.echo(f"{'would rename' if dry_run else 'renamed'} {move[0]} -> "

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from skillsite.linter.capped import read_capped
 from skillsite.linter.checker import display_path
 from skillsite.linter.fixes import FIXERS, VALID_NAME
 from skillsite.linter.lint import lint_document
@@ -31,6 +32,27 @@ class FileFix:
     refused: list[str] = field(default_factory=list)
 
 
+class NotFixable(Exception):
+    """A file ``fix`` leaves alone because ``check`` does not read it either (its reason)."""
+
+
+def read_text(path: Path, max_size: int) -> str:
+    """The file's text, or NotFixable when it is unreadable, over the size cap, binary
+    or not UTF-8 (``check`` reports each of those and reads no further)."""
+    try:
+        raw = read_capped(path, max_size)
+    except OSError as exc:
+        raise NotFixable(f"cannot read it ({exc.strerror})") from None
+    if len(raw) > max_size:
+        raise NotFixable(f"larger than the {max_size}-byte cap (file-too-large)")
+    if b"\0" in raw:
+        raise NotFixable("binary, not text (binary-file)")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise NotFixable("not valid UTF-8 (invalid-utf8)") from None
+
+
 def _parse(source: Source, text: str) -> Document:
     return parse_text(Document(source, None), text)
 
@@ -40,13 +62,10 @@ def _problems(doc: Document, ctx: Context, display: str) -> set[str]:
 
 
 def fix_file(source: Source, ctx: Context, base: Path,
-             rules: set[str] | None = None) -> FileFix | None:
-    """Fix the safe problems of ``source`` (only ``rules``, when given); None when the
-    file cannot be read as UTF-8 text."""
-    try:
-        raw = source.path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
+             rules: set[str] | None = None) -> FileFix:
+    """Fix the safe problems of ``source`` (only ``rules``, when given); NotFixable when
+    the file is not text ``check`` reads (see read_text)."""
+    raw = read_text(source.path, ctx.config.max_file_size)
     display = display_path(source.path, base)
     text = frontmatter.normalize(raw)
     doc = _parse(source, text)
@@ -83,10 +102,10 @@ def write(fix: FileFix) -> None:
     os.replace(tmp, fix.path)
 
 
-def folder_rename(source: Source) -> tuple[Path, Path] | None:
+def folder_rename(source: Source, max_size: int) -> tuple[Path, Path] | None:
     """``(folder, new folder)`` that gives a skill's folder the skill's name, when the
-    name is valid and nothing stands at the new path yet."""
-    doc = _parse(source, frontmatter.normalize(source.path.read_text(encoding="utf-8")))
+    name is valid and nothing stands at the new path yet; NotFixable as read_text."""
+    doc = _parse(source, frontmatter.normalize(read_text(source.path, max_size)))
     name = (doc.data or {}).get("name")
     folder = Path(os.path.abspath(source.path)).parent
     if not isinstance(name, str) or not VALID_NAME.match(name) or name == folder.name:

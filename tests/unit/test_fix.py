@@ -72,3 +72,30 @@ def test_only_fixable_rules_may_be_selected(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     code, _, err = fix(tmp_path, monkeypatch, "--select", "broken-link")
     assert code == 2 and "no safe fix for broken-link" in err
+
+
+PNG = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\0\0\0\x01\x08\x06\0\0\0\x1f\x15\xc4\x89"
+
+
+def test_a_binary_skill_md_is_skipped_with_one_line_not_a_traceback(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"c/pdf-tools/SKILL.md": BROKEN})
+    (tmp_path / "c/image").mkdir()
+    (tmp_path / "c/image/SKILL.md").write_bytes(PNG)
+    code, _, err = fix(tmp_path, monkeypatch, "--rename-folder", "c")
+    assert code == 0, err
+    assert "c/image/SKILL.md: skipped: binary, not text (binary-file)" in err
+    assert "Traceback" not in err
+    assert (tmp_path / "c/image/SKILL.md").read_bytes() == PNG
+    assert (tmp_path / "c/pdf/SKILL.md").exists()  # the readable skill is still renamed
+
+
+def test_a_skill_md_over_the_size_cap_is_not_edited(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "---\nname: big\ndescription: A large skill. Use it for tests.\n---\n" + (
+        "Body line with trailing space. \n" * 40_000)  # over the 1 MiB default
+    write(tmp_path, {"c/big/SKILL.md": big})
+    code, _, err = fix(tmp_path, monkeypatch, "c")
+    assert code == 0
+    assert "c/big/SKILL.md: skipped: larger than the" in err and "(file-too-large)" in err
+    assert (tmp_path / "c/big/SKILL.md").read_text() == big
