@@ -64,15 +64,23 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
             click.echo(line, err=True)
 
     signal.signal(signal.SIGTERM, _stop)
-    # Looked at before building, so that an edit made during a build (or just after the
-    # server starts) is never taken for the state that was built.
-    seen = _signature(corpus)
-    rebuild()
-    server = _server(out / "site", port)
-    click.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ "
-               f"(Ctrl-C to stop)", err=False)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Bound before building, so that a port in use fails at once, not after the build.
     try:
+        server = _server(out / "site", port)
+    except OSError as error:
+        raise SkillsiteError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}; "
+                             "pick another port, e.g. --port 8080 (--port 0 picks a free "
+                             "one)") from None
+    serving = False
+    try:
+        # Looked at before building, so that an edit made during a build (or just after
+        # the server starts) is never taken for the state that was built.
+        seen = _signature(corpus)
+        rebuild()
+        click.echo(f"Serving http://127.0.0.1:{server.server_address[1]}/ "
+                   f"(Ctrl-C to stop)", err=False)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        serving = True
         while True:
             time.sleep(interval)
             now = _signature(corpus)
@@ -82,7 +90,8 @@ def serve(corpus: Path, out: Path, port: int, mkdocs_config: Path | None,
     except KeyboardInterrupt:
         pass
     finally:
-        server.shutdown()
+        if serving:  # shutdown() waits for serve_forever, which never ran otherwise
+            server.shutdown()
         server.server_close()
 
 

@@ -113,3 +113,21 @@ def test_serve_says_what_a_build_left_out(tmp_path: Path) -> None:
         _, stderr = process.communicate(timeout=60)
     said = [line for line in stderr.splitlines() if "left out:" in line or "readable" in line]
     assert any("skills/broken/SKILL.md" in line for line in said), stderr
+
+
+def test_serve_on_a_port_in_use_fails_before_building(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            [sys.executable, "-m", "skillsite", "serve", str(FIXTURE), "-o",
+             str(tmp_path / "d"), "--port", str(port)],
+            capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.strip() == (f"Error: cannot listen on 127.0.0.1:{port}: Address already "
+                                   "in use; pick another port, e.g. --port 8080 (--port 0 "
+                                   "picks a free one)"), done.stderr
+    assert not (tmp_path / "d").exists()  # nothing was built
