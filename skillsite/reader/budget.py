@@ -17,6 +17,11 @@ from skillsite.reader.shared import ClientState, MemoryClient, Refusal, budget_r
 DEFAULT_MAX_SKILLS = 3
 DEFAULT_MAX_CHARS = 12_000
 
+#: How a client gets a fresh budget. A sessionless server (``--shared``) knows its client
+#: by a hash of its token or header, whose budgets are dropped once unused that long.
+RENEW = ("start a new session, or on a sessionless --shared server (no sessions), wait "
+         "until this client's budgets are dropped, an hour after its last call")
+
 
 @dataclass
 class Budget:
@@ -64,13 +69,13 @@ class Budget:
         if refusal.budget == "skills":
             return ReaderError(
                 "budget-exceeded",
-                f"this session has already loaded {refusal.used} skills "
-                f"({', '.join(refusal.loaded)}), its budget; read more of those, or start "
-                "a new session", budget="skills", used=refusal.used, limit=refusal.limit)
+                f"this client has already loaded {refusal.used} skills "
+                f"({', '.join(refusal.loaded)}), its budget; read more of those, or {RENEW}",
+                budget="skills", used=refusal.used, limit=refusal.limit)
         return ReaderError(
             "budget-exceeded",
-            f"this session has already served {refusal.used} characters, its budget "
-            f"of {refusal.limit}; start a new session",
+            f"this client has already been served {refusal.used} characters, its budget "
+            f"of {refusal.limit}; {RENEW}",
             budget="characters", used=refusal.used, limit=refusal.limit)
 
     def to_dict(self) -> dict[str, object]:

@@ -126,9 +126,10 @@ class Mounts:
         if ALL in chosen:
             return self.names
         if not self.named:
-            raise ReaderError("invalid-argument", "this Library serves one dist/ without a "
-                              "library name, so there is none to choose: pass no library "
-                              "(or '*'), or name libraries with --dist NAME=PATH")
+            raise ReaderError("invalid-argument", "choosing a library (--library) needs "
+                              "named libraries, --dist NAME=PATH; this serves one dist/ "
+                              "without a library name: pass no library (or '*'), or "
+                              "serve it as --dist NAME=PATH")
         unknown = [name for name in chosen if name not in self.mounts]
         if unknown:
             raise ReaderError("invalid-argument", f"no library called {unknown[0][:64]!r}; "

@@ -28,6 +28,7 @@ def test_skill_budget_stops_the_fourth_distinct_skill(dist: Path) -> None:
         library.read("certcheck", max_chars=200)
     assert spent.value.code == "budget-exceeded" and spent.value.exit_code == 1
     assert spent.value.details["budget"] == "skills"
+    assert "new session" in spent.value.message and "--shared" in spent.value.message
 
 
 def test_character_budget_cuts_then_refuses(dist: Path) -> None:

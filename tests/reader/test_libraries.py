@@ -197,6 +197,7 @@ def test_a_single_plain_dist_keeps_its_refs(dist: Path) -> None:
     assert code == 0 and (first["ref"], first["library"]) == ("pdf-forms", "")
     code, _, err = run("search", "pdf", "--dist", str(dist), "--library", "ops")
     assert code == 2 and "without a library name" in err
+    assert "--library) needs named libraries, --dist NAME=PATH" in err
 
 
 @pytest.mark.parametrize("dists, message", [
