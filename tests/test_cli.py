@@ -196,3 +196,22 @@ def test_query_limits_outside_their_documented_range_are_usage_errors(
     code, out = run(command, "x", "--limit", limit)
     assert code == 2
     assert "Invalid value for '-n' / '--limit'" in out
+
+
+def test_an_inline_name_format_suppression_leaves_the_folder_mismatch_reported(
+        corpus: Path) -> None:
+    write(corpus / "skills" / "pdf-tools" / "SKILL.md",
+          "---\nname: PDF  # skillsite: disable=name-format\n"
+          "description: Fills forms. Use it for tests.\n---\nBody.\n")
+    code, out = run("check", "skills/pdf-tools", "--format", "json")
+    rules = [(p["rule"], p["line"]) for p in json.loads(out)["problems"]]
+    assert rules == [("name-directory-mismatch", 2)], out
+    assert code == 1
+    # The same as --ignore name-format, and without a suppression the name counts once.
+    ignored = json.loads(run("check", "skills/pdf-tools", "--format", "json",
+                             "--ignore", "name-format")[1])
+    assert [p["rule"] for p in ignored["problems"]] == ["name-directory-mismatch"]
+    write(corpus / "skills" / "pdf-tools" / "SKILL.md",
+          "---\nname: PDF\ndescription: Fills forms. Use it for tests.\n---\nBody.\n")
+    plain = json.loads(run("check", "skills/pdf-tools", "--format", "json")[1])
+    assert [p["rule"] for p in plain["problems"]] == ["name-format"]

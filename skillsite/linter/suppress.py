@@ -71,6 +71,12 @@ def suppressions(text: str) -> list[Suppression]:
     return found
 
 
+def silences(text: str, rule: str, line: int) -> bool:
+    """Whether an inline comment in ``text`` silences ``rule`` on ``line``."""
+    return any(s.first <= line <= s.last and (not s.rules or rule in s.rules)
+               for s in suppressions(text))
+
+
 def _close(open_ranges: list[Suppression], rules: frozenset[str], line: int) -> None:
     for region in reversed(open_ranges):
         if not rules or region.rules == rules or region.rules & rules:

@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Iterator
 
 from skillsite.filenames import printable
+from skillsite.linter import suppress
 from skillsite.linter.links import folder_of
 from skillsite.linter.rules.context import Context, dialect, text_field
 from skillsite.linter.rules.registry import Finding, rule
@@ -56,6 +57,13 @@ def name_format(doc: Document, ctx: Context) -> Iterator[Finding]:
     yield "/name", f"name {name!r} is invalid: {reason}{also}"
 
 
+def _silenced_inline(doc: Document, ctx: Context, rule_id: str) -> bool:
+    """Whether an inline comment silences ``rule_id`` on the ``name`` line."""
+    text = doc.derived.get("text", "")
+    return (ctx.config.inline_suppressions and "skillsite" in text
+            and suppress.silences(text, rule_id, doc.where("/name")[0]))
+
+
 def _why_not_agent_skills(name: str) -> str:
     if name != name.lower():
         return "use lowercase letters only"
@@ -81,6 +89,8 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
 
     A name that ``name-format`` already rejects is not reported again: the problem is
     counted once, and ``name-format``'s message names the folder when the two differ.
+    When ``name-format`` is silenced (``--ignore`` or an inline comment), the mismatch is
+    reported.
     """
     name = text_field(doc, "name")
     if not name:
@@ -94,7 +104,8 @@ def name_directory_mismatch(doc: Document, ctx: Context) -> Iterator[Finding]:
         return
     folder = os.path.basename(folder_of(doc))  # the same folder, worked out once per file
     if (not _AGENT_SKILLS.match(name) and ctx.config.enabled("name-format")
-            and not (dialect(doc) == "ongrid" and _ONGRID_NATIVE.match(name))):
+            and not (dialect(doc) == "ongrid" and _ONGRID_NATIVE.match(name))
+            and not _silenced_inline(doc, ctx, "name-format")):
         return  # name-format reports this name, with the folder
     if name != folder and unicodedata.normalize("NFKC", name) != unicodedata.normalize(
             "NFKC", folder):
