@@ -215,3 +215,22 @@ def test_an_inline_name_format_suppression_leaves_the_folder_mismatch_reported(
           "---\nname: PDF\ndescription: Fills forms. Use it for tests.\n---\nBody.\n")
     plain = json.loads(run("check", "skills/pdf-tools", "--format", "json")[1])
     assert [p["rule"] for p in plain["problems"]] == ["name-format"]
+
+
+def test_a_folder_without_skills_is_checked_and_built_with_a_warning(
+        corpus: Path, tmp_path: Path) -> None:
+    (corpus / "empty" / "notes").mkdir(parents=True)
+    write(corpus / "empty" / "notes" / "README.md", "# Not a skill\n")
+    warning = ("warning: no skill files found under empty: looked for SKILL.md, *.skill.toml, "
+               "skill.json and Markdown with type: skill")
+    checked = subprocess.run([sys.executable, "-m", "skillsite", "check", "empty"],
+                             capture_output=True, text=True, cwd=corpus, timeout=120)
+    assert checked.returncode == 0  # CI on a repository without skills is legitimate
+    assert checked.stdout.strip() == "Checked 0 files (0 skills): no problems."
+    assert warning in checked.stderr.splitlines()
+    built = subprocess.run([sys.executable, "-m", "skillsite", "build", "empty", "-o",
+                            str(tmp_path / "dist"), "--no-site"],
+                           capture_output=True, text=True, cwd=corpus, timeout=120)
+    assert built.returncode == 0, built.stderr
+    assert warning in built.stderr.splitlines()
+    assert "no skill files found" not in run("check", "skills")[1]

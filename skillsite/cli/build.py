@@ -92,6 +92,9 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
         _print_build_problems(failure.problems, corpus, quiet)
         raise
     _print_build_problems(result.problems, corpus, quiet)
+    if not result.files:
+        from skillsite.cli.check import warn_no_skills
+        warn_no_skills((corpus,))
     cwd = Path.cwd()
     formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
     left_out = f", {len(result.excluded)} left out" if result.excluded else ""

@@ -108,6 +108,8 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     with Progress("checked", at_least=500) as progress:
         result = run_check(paths or (Path("."),), config=config, jobs=jobs, only=only,
                            progress=progress.advance)
+    if not result.files:
+        warn_no_skills(paths or (Path("."),))
     if baseline:
         result = _against_baseline(result, baseline)
     fmt = auto_format(os.environ) if fmt == "auto" else fmt
@@ -123,6 +125,13 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
         click.echo(report)
     failed = result.errors or (strict and result.warnings)
     sys.exit(EXIT_PROBLEMS if failed else EXIT_CLEAN)
+
+
+def warn_no_skills(paths: tuple[Path, ...]) -> None:
+    """Say on standard error that ``paths`` hold no skill: an empty or mistyped folder."""
+    for path in paths:
+        click.echo(f"warning: no skill files found under {path}: looked for SKILL.md, "
+                   "*.skill.toml, skill.json and Markdown with type: skill", err=True)
 
 
 def _against_baseline(result: CheckResult, path: Path) -> CheckResult:
