@@ -110,6 +110,9 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
                            progress=progress.advance)
     if not result.files:
         warn_no_skills(paths or (Path("."),))
+    recorded = None  # how many problems a new baseline took in
+    if baseline and not baseline.exists():
+        recorded = len(result.problems)
     if baseline:
         result = _against_baseline(result, baseline)
     fmt = auto_format(os.environ) if fmt == "auto" else fmt
@@ -117,6 +120,8 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     # Only SARIF describes the rules; importing them all costs start-up time.
     rules = registry.registered() if fmt == "sarif" else {}
     report = render(fmt, result, rules=rules, color=use_color and fmt in ("text", "github"))
+    if recorded is not None and baseline and fmt in ("text", "github"):
+        report = _baseline_summary(report, result, recorded, baseline)
     if output:
         output.write_text(report + "\n", encoding="utf-8")
         click.echo(f"Wrote {fmt} report to {output}: {result.errors} errors, "
@@ -132,6 +137,19 @@ def warn_no_skills(paths: tuple[Path, ...]) -> None:
     for path in paths:
         click.echo(f"warning: no skill files found under {path}: looked for SKILL.md, "
                    "*.skill.toml, skill.json and Markdown with type: skill", err=True)
+
+
+def _baseline_summary(report: str, result: CheckResult, recorded: int, path: Path) -> str:
+    """The report with its "no problems." summary saying where the problems went."""
+    from skillsite.report.text import summary_line
+
+    clean = summary_line(result)
+    if not report.endswith(clean):
+        return report
+    head = clean.removesuffix(" no problems.")
+    noun = "problem" if recorded == 1 else "problems"
+    return (f"{report.removesuffix(clean)}{head} {recorded} {noun} recorded in the new "
+            f"baseline {path}, not shown; later runs with --baseline report only new ones.")
 
 
 def _against_baseline(result: CheckResult, path: Path) -> CheckResult:

@@ -58,3 +58,18 @@ def test_inline_suppressions_can_be_ignored(tmp_path: Path) -> None:
     assert found(check(tmp_path)) == []
     assert found(check(tmp_path, config=Config(inline_suppressions=False))) == [
         ("pdf/SKILL.md", 6, 5, "broken-link")]
+
+
+def test_the_first_baseline_run_says_in_its_summary_what_it_recorded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write(tmp_path, {"corpus/pdf/SKILL.md": skill_md("pdf", body=BROKEN + "[b](gone.md)\n")})
+    monkeypatch.chdir(tmp_path)
+    first = CliRunner().invoke(main, ["check", "corpus", "--format", "text",
+                                      "--baseline", "base.json"])
+    assert first.exit_code == 0
+    assert first.stdout.strip() == (
+        "Checked 1 file (1 skill): 2 problems recorded in the new baseline base.json, not "
+        "shown; later runs with --baseline report only new ones.")
+    again = CliRunner().invoke(main, ["check", "corpus", "--format", "text",
+                                      "--baseline", "base.json"])
+    assert again.stdout.strip() == "Checked 1 file (1 skill): no problems."
