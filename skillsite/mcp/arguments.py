@@ -1,5 +1,7 @@
 """Server middleware between a client and the tools: each tool's ``outputSchema`` in
-``tools/list``, and each call's arguments checked before the tool runs.
+``tools/list`` (and ``additionalProperties: false`` in its ``inputSchema``), and each
+call's arguments checked before the tool runs; an argument the tool does not take is
+refused, not silently dropped.
 
 The SDK answers bad arguments with pydantic's own text (every error, the value sent and
 a link to pydantic's site). Here they are answered as every other reader error is: a tool
@@ -14,7 +16,7 @@ from typing import Any, get_type_hints
 
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
 
 from skillsite.mcp.schemas import output_schema
 
@@ -22,13 +24,15 @@ ECHO_CHARS = 200  # of a client's value quoted back
 
 
 def arguments_model(tool: Callable[..., Any]) -> type[BaseModel]:
-    """A pydantic model of ``tool``'s parameters, with their constraints."""
+    """A pydantic model of ``tool``'s parameters, with their constraints; any other
+    argument is refused."""
     hints = get_type_hints(tool, include_extras=True)
     fields: dict[str, Any] = {}
     for parameter in inspect.signature(tool).parameters.values():
         default = ... if parameter.default is inspect.Parameter.empty else parameter.default
         fields[parameter.name] = (hints[parameter.name], default)
-    return create_model(f"{tool.__name__}_arguments", **fields)
+    return create_model(f"{tool.__name__}_arguments", __config__=ConfigDict(extra="forbid"),
+                        **fields)
 
 
 def invalid_arguments(tool: str, error: ValidationError) -> dict[str, Any]:
@@ -88,5 +92,7 @@ class ToolArguments:
             schema = output_schema(name[len(self.prefix):])
             if isinstance(tool, dict):
                 tool["outputSchema"] = schema
+                tool.setdefault("inputSchema", {})["additionalProperties"] = False
             else:
                 tool.output_schema = schema
+                tool.input_schema["additionalProperties"] = False

@@ -45,6 +45,17 @@ async def test_one_read_only_tool_per_operation_with_bounded_arguments(dist: Pat
         assert guide.index("search") < guide.index("open") < guide.index("read")
 
 
+async def test_an_argument_a_tool_does_not_take_is_refused(dist: Path, mode: str) -> None:
+    async with connect(dist, mode) as client:
+        tools = (await client.list_tools()).tools
+        assert all(tool.input_schema.get("additionalProperties") is False for tool in tools)
+        shape = error_shape(await tool_error(client, "read", ref="pdf-forms", lines="1-3"))
+        assert shape["error"] == "invalid-argument"
+        assert shape["arguments"][0]["argument"] == "lines"
+        shape = error_shape(await tool_error(client, "context", verbose=True))
+        assert shape["error"] == "invalid-argument"
+
+
 async def test_answers_are_the_readers_json(dist: Path, mode: str) -> None:
     reader = Library(dist)
     async with connect(dist, mode) as client:
