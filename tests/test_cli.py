@@ -234,3 +234,17 @@ def test_a_folder_without_skills_is_checked_and_built_with_a_warning(
     assert built.returncode == 0, built.stderr
     assert warning in built.stderr.splitlines()
     assert "no skill files found" not in run("check", "skills")[1]
+
+
+def test_a_bad_shared_redis_url_is_quoted_without_its_password(tmp_path: Path) -> None:
+    pytest.importorskip("redis")
+    (tmp_path / "dist").mkdir()
+    for url in ("redis://:s3cret@host:6379x/0", "http://user:s3cret@host:6379/0",
+                "redis://:s3/cr@et@host:63x79/0"):
+        done = subprocess.run(
+            [sys.executable, "-m", "skillsite", "mcp", "--http", "127.0.0.1:18765",
+             "--shared", url, "--dist", str(tmp_path / "dist")],
+            capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert "is not a Redis URL" in done.stderr and "//host:" in done.stderr, done.stderr
+        assert "s3" not in done.stderr and "user:" not in done.stderr, done.stderr

@@ -38,6 +38,7 @@ from skillsite.reader.shared import (
     WindowLimits,
     WindowUsage,
 )
+from skillsite.urls import leaks_credentials, without_credentials
 
 T = TypeVar("T")
 PREFIX = "skillsite:"
@@ -121,7 +122,11 @@ class RedisStore(SharedStore):
                 url, socket_timeout=TIMEOUT_SECONDS, socket_connect_timeout=TIMEOUT_SECONDS,
                 retry=Retry(NoBackoff(), 1))
         except ValueError as error:
-            raise ValueError(f"--shared {url[:200]!r} is not a Redis URL ({error}); "
+            why = str(error)
+            if leaks_credentials(url, why):
+                why = "a user name or password breaks it: percent-encode it"
+            raise ValueError(f"--shared {without_credentials(url)[:200]!r} is not a Redis URL "
+                             f"({why}); "
                              "example: --shared redis://127.0.0.1:6379/0") from None
         self._errors = (redis.ConnectionError, redis.TimeoutError)
         kwargs = self.redis.connection_pool.connection_kwargs

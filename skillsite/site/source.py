@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from skillsite.urls import without_credentials
+
 _URL = re.compile(r'^\s*url\s*=\s*(\S+)\s*$', re.MULTILINE)
-_CREDENTIALS = re.compile(r"//[^/@]*@")
 
 
 def repository_of(root: Path) -> tuple[str, str]:
@@ -26,7 +27,7 @@ def _remote(git: Path) -> str:
         return ""
     origin = config.find('[remote "origin"]')
     found = _URL.search(config, origin if origin >= 0 else 0)
-    return _CREDENTIALS.sub("//", found.group(1)) if found else ""
+    return without_credentials(found.group(1)) if found else ""
 
 
 def _commit(git: Path) -> str:
