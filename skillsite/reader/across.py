@@ -1,12 +1,18 @@
 """``search`` and ``recommend`` across several libraries (:mod:`skillsite.reader.mounts`):
-each library answers as it would alone, and the answers are merged, best score first (A-Z
-when browsing), cut to the limit. A library that cannot be read is listed in ``refused``
-with its error, and the others answer.
+each library answers as it would alone, and the answers are merged by rank (A-Z when
+browsing), cut to the limit. The libraries' scores are not comparable (one with vectors
+scores by fused ranks, about 0.03; one without by lexical score, which also grows with the
+corpus), so the merge is a reciprocal-rank fusion of their ranked lists: each candidate
+scores ``1 / (RANK_K + its rank in its library)``; on equal ranks a candidate whose name the
+query matched, then one that matched more fields, comes first, then the order the libraries
+were given, then the id. A library that cannot be read is listed in ``refused`` with its
+error, and the others answer.
 
 In safe mode a search over several libraries counts as one search of the window, charged
 with what the merged answer shows (each library's own charge is held back)."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +23,9 @@ from skillsite.reader.session import Operation, Session
 
 #: Errors that refuse one library of several, not the whole search.
 REFUSALS = frozenset({"damaged-dist", "not-a-dist", "unsupported-artifact-version"})
+
+#: The reciprocal-rank constant of the merge (the usual 60).
+RANK_K = 60
 
 
 def gather(session: Session, operation: Operation[..., results.SearchResult],
@@ -45,23 +54,45 @@ def gather(session: Session, operation: Operation[..., results.SearchResult],
                                             for c in merged.results))
     return results.SearchResult(
         query=merged.query, limit=merged.limit, browse=merged.browse, results=merged.results,
-        semantic=any(answer.semantic for answer in answers),
-        note=next((answer.note for answer in answers if answer.note), ""),
+        semantic=all(answer.semantic for answer in answers),
+        note=_note(answers, searched),
         libraries=tuple(searched),
         refused=tuple(error.to_dict() for error in refused))
 
 
 def merge(answers: list[results.SearchResult]) -> results.SearchResult:
-    """The best ``limit`` candidates of several libraries' answers to one query: by
-    score (the libraries in the order given on ties), or A-Z by id when browsing."""
+    """The best ``limit`` candidates of several libraries' answers to one query: by rank
+    in their library (its score replaced by the merge's reciprocal-rank score; ties as
+    the module says), or A-Z by id when browsing."""
     first = answers[0]
-    candidates = [c for answer in answers for c in answer.results]
     if first.browse:
-        candidates.sort(key=lambda c: (c.id, c.library))
+        candidates = sorted((c for answer in answers for c in answer.results),
+                            key=lambda c: (c.id, c.library))
     else:
-        candidates.sort(key=lambda c: -c.score)
+        ranked = sorted(((rank, order, c) for order, answer in enumerate(answers)
+                         for rank, c in enumerate(answer.results, start=1)),
+                        key=lambda item: (item[0], *_strength(item[2]), item[1], item[2].id))
+        candidates = [dataclasses.replace(c, score=round(1 / (RANK_K + rank), 6))
+                      for rank, _, c in ranked]
     return results.SearchResult(query=first.query, limit=first.limit, browse=first.browse,
                                 results=tuple(candidates[:first.limit]))
+
+
+def _strength(candidate: results.Candidate) -> tuple[bool, int]:
+    """How well the query matched a candidate, comparable across libraries (unlike its
+    score): its name first, then the number of fields matched; the smaller sorts first."""
+    return "name" not in candidate.matched, -len(candidate.matched)
+
+
+def _note(answers: list[results.SearchResult], searched: list[str]) -> str:
+    """The first library's note, and which libraries did not use meaning when others did."""
+    note = next((answer.note for answer in answers if answer.note), "")
+    lexical = [name for name, answer in zip(searched, answers, strict=True)
+               if not answer.semantic]
+    if lexical and len(lexical) < len(answers):
+        note = (f"only words ranked the skills of {', '.join(lexical)} (no vectors there); "
+                + note).rstrip("; ")
+    return note
 
 
 class HeldCharges(SafeLedger):

@@ -8,6 +8,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,6 +20,11 @@ from skillsite.cli import main
 from skillsite.reader import Library, ReaderError
 
 OPS = Path(__file__).resolve().parents[1] / "fixtures" / "ops-library"
+#: Builds argv[1] into argv[2] as without the semantic extra: no vectors.
+WITHOUT_VECTORS = ("import sys; sys.modules['numpy'] = None\n"
+                   "from pathlib import Path\n"
+                   "from skillsite.builder.pipeline import build\n"
+                   "build(Path(sys.argv[1]), Path(sys.argv[2]))")
 
 
 @pytest.fixture(scope="module")
@@ -219,3 +226,29 @@ def test_the_cli_refuses_a_damaged_library_and_serves_the_other(
     assert "(not searched: library 'bad' is refused" in out and "rebuild" in out
     code, _, err = run("open", "@bad/kafka-lag", *dists)
     assert code == 2 and "library 'bad' is refused" in err and "rebuild" in err
+
+
+def test_libraries_merge_by_rank_not_by_their_incomparable_scores(
+        dist: Path, tmp_path: Path) -> None:
+    """A library without vectors scores lexically (about 5), one with vectors by fused
+    ranks (about 0.2): the merge goes by each library's ranking, and says semantic only
+    if every library used meaning."""
+    lexical = tmp_path / "ops"
+    subprocess.run([sys.executable, "-c", WITHOUT_VECTORS, str(OPS), str(lexical)],
+                   check=True)
+    assert not (lexical / "vectors").exists()
+    both = Library({"main": dist, "ops": lexical})
+    for merged in (both.recommend("fill a pdf form", limit=6),
+                   both.search("fill a pdf form", limit=6)):
+        refs = [c.ref for c in merged.results]
+        assert refs[:2] == ["@main/pdf-forms", "@ops/pdf-forms"], refs
+        scores = [c.score for c in merged.results]
+        assert scores == sorted(scores, reverse=True) and scores[0] == round(1 / 61, 6)
+    alone = [f"@main/{c.id}" for c in Library(dist).recommend("fill a pdf form").results]
+    merged_main = [c.ref for c in both.recommend("fill a pdf form").results
+                   if c.library == "main"]
+    assert merged_main == alone[:len(merged_main)]  # each library's own order is kept
+    recommended = both.recommend("fill a pdf form")
+    assert recommended.semantic is False
+    if Library(dist).recommend("fill a pdf form").semantic:
+        assert "ops" in recommended.note
