@@ -295,31 +295,42 @@ def prompt(dist: tuple[str, ...], refs: tuple[str, ...], style: str, max_chars: 
 
 
 @click.command("verify")
-@click.argument("dist", required=False)
+@click.argument("path", required=False)
+@click.option("--dist", "dist", multiple=True,
+              help="The built dist/ to verify, as the query commands take it (instead of "
+                   "PATH); repeat it as NAME=PATH to verify several libraries. Example: "
+                   "--dist wiki=dist-wiki --dist ops=dist-ops")
 @_json_option
-def verify(dist: str | None, as_json: bool) -> None:
-    """Check every file of DIST (default: $SKILLSITE_DIST or ./dist) against the sha256
-    in its manifest, and report each mismatch. Exit 0 clean, 2 damaged."""
-    from skillsite.reader.artifacts import Artifacts
-    from skillsite.reader.errors import ReaderError
+def verify(path: str | None, dist: tuple[str, ...], as_json: bool) -> None:
+    """Check every file of PATH or each --dist (default: $SKILLSITE_DIST or ./dist) against
+    the sha256 in its manifest, and report each mismatch. Exit 0 clean, 2 damaged."""
+    from pathlib import Path
 
-    folder = dist or os.environ.get("SKILLSITE_DIST", "dist")
-    try:
-        artifacts = Artifacts(__import__("pathlib").Path(folder))
-    except ReaderError as error:
-        click.echo(f"Error: {error.message}", err=True)
-        sys.exit(error.exit_code)
-    mismatches = artifacts.verify()
+    from skillsite.reader.artifacts import Artifacts
+    from skillsite.reader.mounts import parse_dists
+
+    if path and dist:
+        raise click.UsageError("give the dist/ as PATH or as --dist, not both")
+    given = parse_dists(dist) if dist else path or os.environ.get("SKILLSITE_DIST", "dist")
+    folders = given if isinstance(given, dict) else {"": given}
+    reports: dict[str, Any] = {}
+    damaged = 0
+    for name, folder in folders.items():
+        artifacts = Artifacts(Path(folder))
+        mismatches = artifacts.verify()
+        damaged += len(mismatches)
+        reports[name] = {"dist": folder, "files": len(artifacts.files),
+                         "mismatches": [m.to_dict() for m in mismatches]}
+        if not as_json:
+            for mismatch in mismatches:
+                click.echo(f"{folder}/{mismatch.describe()}", err=True)
+            state = f"{len(mismatches)} damaged" if mismatches else "all match"
+            click.echo(f"Checked {len(artifacts.files)} files of {folder}: {state}."
+                       + (" Rebuild it with `skillsite build`." if mismatches else ""))
     if as_json:
-        click.echo(json.dumps({"dist": folder, "files": len(artifacts.files),
-                               "mismatches": [m.to_dict() for m in mismatches]}, indent=2))
-    else:
-        for mismatch in mismatches:
-            click.echo(f"{folder}/{mismatch.describe()}", err=True)
-        state = f"{len(mismatches)} damaged" if mismatches else "all match"
-        click.echo(f"Checked {len(artifacts.files)} files of {folder}: {state}."
-                   + (" Rebuild it with `skillsite build`." if mismatches else ""))
-    sys.exit(2 if mismatches else 0)
+        shown = reports.get("", {"libraries": reports})
+        click.echo(json.dumps(shown, indent=2))
+    sys.exit(2 if damaged else 0)
 
 
 

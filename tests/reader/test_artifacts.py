@@ -153,3 +153,24 @@ def test_verify_spares_a_second_hash_only_for_files_that_matched(copy: Path) -> 
     with pytest.raises(ReaderError) as error:
         artifacts.require(damaged)
     assert error.value.code == "damaged-dist" and damaged in error.value.message
+
+
+def test_verify_takes_dist_like_the_query_commands(copy: Path, tmp_path: Path) -> None:
+    clean = Path(shutil.copytree(copy, tmp_path / "clean"))
+    result = CliRunner().invoke(main, ["verify", "--dist", str(clean)])
+    assert result.exit_code == 0 and f"files of {clean}: all match" in result.stdout
+    graph = copy / "graph.json"
+    graph.write_bytes(graph.read_bytes().replace(b"{", b"[", 1))
+    both = CliRunner().invoke(main, ["verify", "--dist", f"ok={clean}", "--dist",
+                                     f"bad={copy}", "--json"])
+    assert both.exit_code == 2
+    libraries = json.loads(both.stdout)["libraries"]
+    assert libraries["ok"]["mismatches"] == []
+    assert libraries["bad"]["mismatches"][0]["path"] == "graph.json"
+    assert CliRunner().invoke(main, ["verify", str(clean), "--dist", str(clean)]).exit_code == 2
+
+
+def test_verify_of_a_folder_that_is_not_a_dist_says_so_once(tmp_path: Path) -> None:
+    result = CliRunner().invoke(main, ["verify", "--dist", str(tmp_path)])
+    assert result.exit_code == 2
+    assert result.stderr.count("Error: ") == 1 and "skillsite build" in result.stderr
