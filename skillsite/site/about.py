@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from skillsite.site.cards import short
+
 #: The packaged configuration's site_name: not a name the user chose.
 DEFAULT_NAME = "Skills catalog"
 MAX_BYTES = 256 * 1024
@@ -37,19 +39,19 @@ def about_corpus(root: Path, *, site_name: str = "", site_description: str = "",
     site's configuration; ``remote``: the URL of its git remote, if any)."""
     readme_name, readme_text = _readme(root)
     market = _marketplace(root)
-    description = (site_description or _string(market, "description")
-                   or _string(market.get("metadata"), "description") or readme_text)
+    description = short(site_description or _string(market, "description")
+                        or _string(market.get("metadata"), "description") or readme_text,
+                        MAX_DESCRIPTION)
     if site_name and site_name != DEFAULT_NAME:
-        return About(_short(site_name, MAX_NAME), _short(description), "configuration")
+        return About(short(site_name, MAX_NAME), description, "configuration")
     if _string(market, "name"):
-        return About(_short(_string(market, "name"), MAX_NAME), _short(description),
-                     "marketplace")
+        return About(short(_string(market, "name"), MAX_NAME), description, "marketplace")
     if readme_name:
-        return About(_short(readme_name, MAX_NAME), _short(description), "readme")
+        return About(short(readme_name, MAX_NAME), description, "readme")
     found = _FORGE.search(remote.strip())
     if found:
-        return About(found.group(1), _short(description), "repository")
-    return About(root.resolve().name or "Skills", _short(description), "folder")
+        return About(found.group(1), description, "repository")
+    return About(root.resolve().name or "Skills", description, "folder")
 
 
 def _marketplace(root: Path) -> dict[str, Any]:
@@ -110,5 +112,3 @@ def _string(data: Any, key: str) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-def _short(value: str, limit: int = MAX_DESCRIPTION) -> str:
-    return value if len(value) <= limit else value[:limit - 1].rstrip() + "…"

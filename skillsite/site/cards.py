@@ -60,7 +60,10 @@ def _meta(skill: SiteSkill, categories: dict[str, str]) -> str:
     return " · ".join(said)
 
 
-def short(description: str) -> str:
-    """A description on one line, cut at :data:`MAX_DESCRIPTION` characters."""
-    words = " ".join(description.split())
-    return words if len(words) <= MAX_DESCRIPTION else words[:MAX_DESCRIPTION - 1] + "…"
+def short(value: str, limit: int = MAX_DESCRIPTION) -> str:
+    """``value`` on one line, cut at a word to at most ``limit`` characters (with "…")."""
+    words = " ".join(value.split())
+    if len(words) <= limit:
+        return words
+    cut = words[:limit - 1]
+    return (cut.rsplit(" ", 1)[0] if " " in cut else cut).rstrip() + "…"

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillsite.site.cards import skill_cards
+from skillsite.site.cards import short, skill_cards
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.install import plugin_commands
 from skillsite.site.markup import block, fields_table, front_matter, heading, href, link, table
@@ -110,7 +110,7 @@ def _plugin_page(plugin: dict[str, Any], path: str, skills: list[SiteSkill],
     description = str(plugin.get("description") or "")
     collection = str(plugin.get("collection") or "")
     count = len(skills)
-    pieces = [front_matter(f"Plugin {title}", description=_short(description) or
+    pieces = [front_matter(f"Plugin {title}", description=short(description) or
                            f"The Claude Code plugin {name}: {count} skills."),
               heading(1, title)]
     intro = f'<p class="skillsite-subtitle">Claude Code plugin <code>{text(name)}</code></p>'
@@ -193,7 +193,7 @@ def _plugins_index(plugins: list[dict[str, Any]]) -> str:
         path = plugin_path(plugin["name"], str(plugin.get("collection") or ""))
         rows.append([link(href("plugins", path), plugin["name"]),
                      text(plugin.get("category") or ""), str(plugin.get("skills", 0)),
-                     text(_short(str(plugin.get("description") or "")))])
+                     text(short(str(plugin.get("description") or "")))])
     return "\n".join([front_matter("Plugins", description=f"{len(plugins)} Claude Code "
                                    "plugins and their skills."),
                       heading(1, "Plugins"),
@@ -210,6 +210,3 @@ def _collections_index(collections: list[dict[str, Any]]) -> str:
                       block(table(("collection", "skills"), rows), "skillsite-listing")])
 
 
-def _short(value: str) -> str:
-    words = " ".join(value.split())
-    return words if len(words) <= MAX_DESCRIPTION else words[:MAX_DESCRIPTION - 1] + "…"
