@@ -97,7 +97,7 @@ def _related(result: Any) -> str:
 def _composition(result: Any) -> str:
     lines = [f"{_key(c)}  {c.description}" for c in result.depends_on]
     if not lines:
-        lines.append(f"{result.name} declares no prerequisites that dist/ holds.")
+        lines.append(f"{result.ref} declares no prerequisites that dist/ holds.")
     if result.truncated:
         lines.append("(more prerequisites than --limit)")
     lines += [f"unresolved: {ref}" for ref in result.unresolved]
@@ -109,8 +109,10 @@ def _context(context: Any) -> str:
     tags = ", ".join(f"{t.tag} ({t.count})" for t in context.tags[:20])
     return "\n".join([
         f"{context.skills} skills ({formats}); index: {context.index_backend}",
-        f"artifact {context.artifact_version}, built {context.build_time} by skillsite "
-        f"{context.skillsite_version}",
+        # with several libraries, each one's line says when it was built
+        f"artifact {context.artifact_version}"
+        + ("" if context.libraries else f", built {context.build_time}")
+        + f" by skillsite {context.skillsite_version}",
         f"tags ({context.tags_total}): {tags or 'none'}",
         *(_library_line(library) for library in context.libraries), "", context.hint])
 

@@ -20,6 +20,10 @@ from skillsite.entries import Format, Risk
 from skillsite.mcp.arguments import ToolArguments
 from skillsite.mcp.clients import current
 from skillsite.reader import Library, ReaderError
+from skillsite.reader.errors import LIST_NAMES
+
+#: An agent lists the skills with the search tool, not the CLI.
+AGENT_LIST_NAMES = "the search tool (query '' lists skills A-Z)"
 
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
@@ -49,7 +53,9 @@ def answer(operation: Callable[..., Any], *args: Any, **kwargs: Any) -> CallTool
     try:
         result = operation(*args, **kwargs)
     except ReaderError as error:
-        raise ToolError(to_text(error)) from None
+        shape = error.to_dict()
+        shape["message"] = error.message.replace(LIST_NAMES, AGENT_LIST_NAMES)
+        raise ToolError(json.dumps(shape, ensure_ascii=False, separators=(",", ":"))) from None
     shape = result.to_dict()
     text = json.dumps(shape, ensure_ascii=False, separators=(",", ":"))
     return CallToolResult(content=[TextContent(type="text", text=text)],

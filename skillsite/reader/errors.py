@@ -52,6 +52,11 @@ EXIT_CODES: dict[str, int] = {
 }
 
 
+#: How a not-found error tells a person to list the skills; the MCP server words it for
+#: an agent, which has the search tool instead (:func:`skillsite.mcp.tools.answer`).
+LIST_NAMES = "`skillsite search ''`"
+
+
 class ReaderError(SkillsiteError):
     """A query that cannot be answered. ``code`` is stable (see the module docstring),
     ``details`` holds machine-readable extras (``headings``, ``retry_after_seconds``...)."""

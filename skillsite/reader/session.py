@@ -31,7 +31,7 @@ from typing import (
     TypeVar,
 )
 
-from skillsite.reader.errors import ReaderError
+from skillsite.reader.errors import LIST_NAMES, ReaderError
 from skillsite.reader.views import name_of_ref, text_argument
 
 if TYPE_CHECKING:
@@ -222,7 +222,7 @@ class Session:
             skill = self._by_bare_name(name)
         if skill is None:
             raise ReaderError("not-found", f"no skill called {name[:100]!r} in {self.dist}; "
-                              "search for it, or list names with `skillsite search ''`",
+                              f"search for it, or list names with {LIST_NAMES}",
                               ref=name[:100])
         return skill
 
@@ -250,7 +250,7 @@ class Session:
         if not held:
             refused = "".join(f"; {error.message}" for error in every.refused)
             raise ReaderError("not-found", f"no library holds a skill called {name[:100]!r}; "
-                              "search for it, or list names with `skillsite search ''`"
+                              f"search for it, or list names with {LIST_NAMES}"
                               f"{refused}", ref=name[:100])
         return Found(*held[0])
 

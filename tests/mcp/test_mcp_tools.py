@@ -103,6 +103,15 @@ async def test_a_hostile_ref_is_a_tool_error_and_the_next_call_is_served(
         assert (await call(client, "search", query="pdf"))["results"]
 
 
+async def test_not_found_tells_the_agent_to_call_search_not_the_cli(dist: Path,
+                                                                     mode: str) -> None:
+    async with connect(dist, mode) as client:
+        shape = error_shape(await tool_error(client, "open", ref="no-such-skill"))
+        assert shape["error"] == "not-found"
+        assert "skillsite search" not in shape["message"]
+        assert "the search tool" in shape["message"]
+
+
 async def test_arguments_out_of_bounds_are_refused_before_the_reader(dist: Path,
                                                                      mode: str) -> None:
     async with connect(dist, mode) as client:

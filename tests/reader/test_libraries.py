@@ -196,6 +196,12 @@ def test_the_cli_takes_several_dists_and_a_library(dist: Path, ops_dist: Path) -
     assert code == 2 and "@wiki/pdf-forms, @ops/pdf-forms" in err
     code, out, _ = run("context", *dists)
     assert code == 0 and "library ops: 3 skills" in out
+    built = {line.split(": ")[0]: line.rsplit("built ", 1)[1]
+             for line in out.splitlines() if line.startswith("library ")}
+    assert set(built) == {"library wiki", "library ops"} and all(built.values())
+    assert out.count("built ") == 2  # each library's own, no single build time above them
+    code, out, _ = run("compose", "@ops/node-drain", *dists)
+    assert code == 0 and out.startswith("@ops/node-drain declares no prerequisites")
 
 
 def test_a_single_plain_dist_keeps_its_refs(dist: Path) -> None:
