@@ -105,6 +105,11 @@ def engine_texts(texts: dict[str, str]) -> dict[str, str]:
 COMMON_SHARE = 0.5
 
 
+#: What a presence match of a word that most names, titles or tags share still scores in
+#: the engines: its skills stay candidates (a query of that word alone finds them), last.
+COMMON_PRESENCE = 0.001
+
+
 def specificity(docs_with_term: int, docs: int) -> float:
     """How much a name, title or tag match of a term counts, 0..1: fully for a word few
     skills' names hold, nothing for one that most hold (``automation`` in a corpus of

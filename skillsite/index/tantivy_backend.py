@@ -23,6 +23,7 @@ from skillsite.index.base import (
 )
 from skillsite.index.fields import (
     BODY_FIELD,
+    COMMON_PRESENCE,
     KEY_FIELD,
     PRESENCE_FIELDS,
     TEXT_FIELDS,
@@ -215,9 +216,8 @@ class TantivySearcher(IndexSearcher):
             if field in PRESENCE_FIELDS:
                 scale = specificity(self._live_freq(field, term), docs) \
                     if field in FUZZY_FIELDS else 1.0
-                if scale > 0:
-                    clauses.append((should, presence_query(query, boost * scale,
-                                                           docs_with_term, docs)))
+                clauses.append((should, presence_query(query, boost * max(scale, COMMON_PRESENCE),
+                                                       docs_with_term, docs)))
             else:
                 clauses.append((should, query_of.boost_query(query, boost)))
         if len(term) >= FUZZY_MIN_CHARS:

@@ -23,6 +23,7 @@ from skillsite.index.base import (
 )
 from skillsite.index.fields import (
     BODY_FIELD,
+    COMMON_PRESENCE,
     KEY_FIELD,
     PRESENCE_FIELDS,
     TEXT_FIELDS,
@@ -164,8 +165,8 @@ class WhooshSearcher(IndexSearcher):
                     continue
                 scale = specificity(self._live_freq(field, term), docs) \
                     if field in FUZZY_FIELDS else 1.0
-                if scale > 0:
-                    clauses.append(ConstantScoreQuery(Term(field, term), score=boost * scale))
+                clauses.append(ConstantScoreQuery(Term(field, term),
+                                                  score=boost * max(scale, COMMON_PRESENCE)))
         return self._searcher.search(Or(clauses + loose), limit=limit)
 
     def _near(self, field: str, term: str, typo: bool, typed: bool) -> list[str]:
