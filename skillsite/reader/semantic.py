@@ -76,7 +76,7 @@ class Semantic:
         query = model.embed([text])[0]
         if not query.any():
             return [], ""
-        found = [n for n in _nearest(vectors, query, limit, None) if n.cosine >= MIN_COSINE]
+        found = [n for n in _nearest(vectors, query, limit) if n.cosine >= MIN_COSINE]
         return found, ""
 
     def alike(self, name: str, limit: int) -> list[Neighbour]:
@@ -93,7 +93,7 @@ class Semantic:
         if row is None:
             return []
         own = vectors.rows[row].astype("float32") * vectors.scales[row]
-        return [n for n in _nearest(vectors, own, limit + 1, None)
+        return [n for n in _nearest(vectors, own, limit + 1)
                 if n.id != name and n.cosine >= MIN_COSINE][:limit]
 
     def _loaded(self) -> tuple[Model, Vectors] | str:
@@ -125,10 +125,10 @@ class Semantic:
         return model, vectors
 
 
-def _nearest(vectors: Vectors, query: Any, limit: int, allowed: Any) -> list[Neighbour]:
+def _nearest(vectors: Vectors, query: Any, limit: int) -> list[Neighbour]:
     from skillsite.store.vectors import nearest
 
-    return nearest(vectors, query, limit, allowed)
+    return nearest(vectors, query, limit)
 
 
 def fuse(lexical: Sequence[str], semantic: Sequence[str]) -> list[Fused]:

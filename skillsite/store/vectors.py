@@ -142,28 +142,22 @@ def read_vectors(dist: Path) -> Vectors:
                    np.asarray(arrays[SIGNS]))
 
 
-def nearest(vectors: Vectors, query: np.ndarray, limit: int,
-            allowed: Any = None) -> list[Neighbour]:
+def nearest(vectors: Vectors, query: np.ndarray, limit: int) -> list[Neighbour]:
     """The ``limit`` skills closest to the unit vector ``query``, best first: the
-    :data:`SHORTLIST` nearest by the sign bits' Hamming distance, then by exact cosine.
-    ``allowed`` (a boolean array, one per row) leaves the other rows out."""
+    :data:`SHORTLIST` nearest (or ``limit``, when more) by the sign bits' Hamming distance,
+    then by exact cosine."""
     import numpy as np
 
     count = len(vectors.ids)
     if count == 0 or limit <= 0:
         return []
-    if count <= SHORTLIST and allowed is None:
+    keep = min(max(SHORTLIST, limit), count)
+    if keep == count:
         shortlist = np.arange(count)
     else:
         bits = sign_bits(query[None, :])[0]
         distance = np.bitwise_count(vectors.signs ^ bits).sum(axis=1, dtype=np.int32)
-        if allowed is not None:
-            distance[~allowed] = np.iinfo(np.int32).max
-        keep = min(SHORTLIST, count)
-        shortlist = (np.argpartition(distance, keep - 1)[:keep] if keep < count
-                     else np.arange(count))
-        if allowed is not None:
-            shortlist = shortlist[allowed[shortlist]]
+        shortlist = np.argpartition(distance, keep - 1)[:keep]
     cosines = (vectors.rows[shortlist].astype(np.float32) @ query) * vectors.scales[shortlist]
     order = np.argsort(-cosines, kind="stable")[:limit]
     return [Neighbour(vectors.ids[int(shortlist[i])], float(cosines[i])) for i in order]

@@ -19,6 +19,7 @@ from skillsite.semantic.model import load_model  # noqa: E402
 from skillsite.store.vectors import (  # noqa: E402
     INDEX,
     ROWS,
+    SHORTLIST,
     Vectors,
     nearest,
     quantized,
@@ -47,6 +48,22 @@ def test_vectors_round_trip_and_find_themselves(tmp_path: Path) -> None:
         best = nearest(back, vector, 2)
         assert best[0].id == name and best[0].cosine == pytest.approx(1.0, abs=0.02)
         assert best[1].cosine < best[0].cosine
+
+
+def test_nearest_gives_as_many_as_asked_beyond_the_shortlist() -> None:
+    """A filtered search asks for FILTERED_CANDIDATES (1000) neighbours to filter; the
+    Hamming shortlist must not cut them to SHORTLIST (512)."""
+    count = SHORTLIST * 3
+    unit = np.random.default_rng(7).standard_normal((count, 64)).astype(np.float32)
+    unit /= np.linalg.norm(unit, axis=1, keepdims=True)
+    rows, scales, signs = quantized(unit)
+    vectors = Vectors("test", [f"s{i}" for i in range(count)], rows, scales, signs)
+    many = nearest(vectors, unit[0], 1000)
+    assert len(many) == 1000 and len({n.id for n in many}) == 1000
+    assert many[0].id == "s0"
+    cosines = [n.cosine for n in many]
+    assert cosines == sorted(cosines, reverse=True)
+    assert len(nearest(vectors, unit[0], 10)) == 10
 
 
 def test_the_model_embeds_meaning_not_only_words() -> None:
