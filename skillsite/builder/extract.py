@@ -9,8 +9,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from skillsite.builder.entries import entry_of, index_doc, skill_folder
-from skillsite.builder.files import file_rows, files_fingerprint
+from skillsite.builder.file_rows import file_rows, files_fingerprint
 from skillsite.builder.records import (
     Cached,
     Dependency,
@@ -19,6 +18,7 @@ from skillsite.builder.records import (
     problem_rows,
     stat_key,
 )
+from skillsite.builder.shapes import entry_of, index_doc, skill_folder
 from skillsite.filenames import utf8
 from skillsite.index.fields import field_texts
 from skillsite.index.ranking_record import record_of

@@ -19,7 +19,7 @@ GRAPH_VERSION = 1
 
 
 def graph_input(entry: Any) -> dict[str, Any]:
-    """What the graph needs of a :class:`~skillsite.builder.entries.SkillEntry` (kept in the
+    """What the graph needs of a :class:`~skillsite.builder.shapes.SkillEntry` (kept in the
     cache)."""
     return {"name": entry.key, "format": entry.format, "path": entry.path,
             "tags": list(entry.tags), "depends_on": list(entry.depends_on),

@@ -14,7 +14,7 @@ SESSIONS_PER_CLIENT = 4  # open MCP sessions allowed per --max-clients
 TOOL_PREFIX = re.compile(r"[A-Za-z0-9_.\-]{0,64}")
 
 if TYPE_CHECKING:
-    from skillsite.mcp.clients import ClientIdentity
+    from skillsite.mcp.identity import ClientIdentity
     from skillsite.reader import Library
     from skillsite.reader.shared_redis import RedisStore
 
@@ -127,7 +127,7 @@ def mcp(dist: tuple[str, ...], address: str | None, allow_hosts: tuple[str, ...]
 def _shared(url: str, identity_text: str, http: bool) -> tuple[RedisStore, ClientIdentity]:
     """The store in Redis and the client identity of ``--shared``; Redis not answering
     yet is a warning (budget-spending calls are refused until it does)."""
-    from skillsite.mcp.clients import ClientIdentity
+    from skillsite.mcp.identity import ClientIdentity
     from skillsite.reader import ReaderError
     from skillsite.reader.shared_redis import RedisStore
 

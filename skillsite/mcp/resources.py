@@ -14,7 +14,7 @@ from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST, Completion, CompletionArgument, ResourceTemplateReference
 
-from skillsite.mcp.clients import current
+from skillsite.mcp.identity import current
 from skillsite.mcp.listing import LIST_PAGE, ConcreteResources
 from skillsite.mcp.skills import view_meta
 from skillsite.mcp.uris import ECHO_CHARS, mime_type, resolve, skill_name

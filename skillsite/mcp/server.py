@@ -8,7 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 from mcp.server.caching import CacheHint
 from mcp.server.mcpserver import MCPServer
 
-from skillsite.mcp.clients import ClientBudgets, ClientIdentity
+from skillsite.mcp.identity import ClientBudgets, ClientIdentity
 from skillsite.mcp.resources import register_resources
 from skillsite.mcp.skills import PAGE_SIZE, LegacyDeclaration, SkillsExtension
 from skillsite.mcp.tools import register_tools

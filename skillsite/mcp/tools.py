@@ -18,7 +18,7 @@ from pydantic import Field
 
 from skillsite.entries import Format, Risk
 from skillsite.mcp.arguments import ToolArguments
-from skillsite.mcp.clients import current
+from skillsite.mcp.identity import current
 from skillsite.reader import Library, ReaderError
 from skillsite.reader.errors import LIST_NAMES
 

@@ -4,7 +4,7 @@ Off unless asked for (``Library(budget=...)``, ``skillsite mcp --max-skills``): 
 standalone server keeps its own retrieval settings. ``Budget()`` is Mini-A's bound of an
 agent run (docs/formats.md, Mini-A budgets), 3 skills and 12,000 characters, for a runtime
 that bounds its runs the same way. Each client has its own
-(:mod:`skillsite.reader.clients`): the MCP server keeps one per MCP session. ``None``
+(:mod:`skillsite.reader.client_budgets`): the MCP server keeps one per MCP session. ``None``
 turns a limit off.
 """
 from __future__ import annotations

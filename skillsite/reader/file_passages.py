@@ -71,6 +71,6 @@ def front_matter_lines(shelf: Shelf, skill: StoredSkill, first: int, last: int
 
 def _files() -> Any:
     """The files module, loaded when a read needs it (it loads another result module)."""
-    from skillsite.reader import files
+    from skillsite.reader import skill_files as files
 
     return files

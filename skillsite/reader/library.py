@@ -21,7 +21,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from skillsite.reader.budget import Budget
-from skillsite.reader.clients import DEFAULT_MAX_CLIENTS, Clients
+from skillsite.reader.client_budgets import DEFAULT_MAX_CLIENTS, Clients
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.mounts import ALL, Call, Mounts
 from skillsite.reader.retrieval import Retrieval
@@ -48,7 +48,7 @@ class Library:
     skills and 12,000 characters, which ``Budget()`` is): its ``max_skills`` and
     ``max_chars`` apply to the Library's own calls and afresh to each client named with
     :meth:`client`, at most ``max_clients`` of them at once
-    (:mod:`skillsite.reader.clients`). ``max_skills`` and ``max_chars`` say the same one
+    (:mod:`skillsite.reader.client_budgets`). ``max_skills`` and ``max_chars`` say the same one
     limit at a time (``None``: no limit). ``verify`` hashes every file against the
     manifest first, as a long-lived server should. Otherwise each file is checked the first
     time it is read: its size and, with ``hash_on_read`` (the default), its sha256; a

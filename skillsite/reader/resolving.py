@@ -92,7 +92,7 @@ def version_of(sha256: str, raw: str, words: tuple[str, ...]) -> str:
 @operation("resolve", spends=BUDGET)
 def resolve(session: Session, ref: str | None, args: str | Sequence[str] | None = None, *,
             max_chars: int = 12_000, cursor: str | None = None) -> Resolved:
-    from skillsite.reader import files
+    from skillsite.reader import skill_files as files
 
     session.refuse_in_safe_mode("resolve")
     budget = passages.clamp_chars(max_chars)

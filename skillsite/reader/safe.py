@@ -8,7 +8,7 @@
 - No raw path and no full body: results carry no paths, and a read is one section or a
   line range, capped in lines and characters.
 
-The ledger's state is one client's (see :mod:`skillsite.reader.clients`), so its counts
+The ledger's state is one client's (see :mod:`skillsite.reader.client_budgets`), so its counts
 and refs are that client's alone: a ref issued to one client is unknown to every other.
 It is kept in a store (:mod:`skillsite.reader.shared`): in memory, or in Redis for
 replicas that share it.

@@ -43,7 +43,7 @@ def prompt(session: Session, refs: Sequence[str] | None = None, style: str = "xm
 @operation("skill_file", spends=BUDGET)
 def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
     session.refuse_in_safe_mode("skill_file")
-    from skillsite.reader import files
+    from skillsite.reader import skill_files as files
 
     session, skill = session.find(name)
     data = files.file_bytes(session.store, skill, path)
@@ -60,7 +60,7 @@ def skill_file(session: Session, name: str, path: str = "SKILL.md") -> bytes:
 @operation("skill_files", spends=NOTHING)
 def skill_files(session: Session, name: str) -> list[results.FileInfo]:
     session.refuse_in_safe_mode("skill_files")
-    from skillsite.reader import files
+    from skillsite.reader import skill_files as files
 
     session, skill = session.find(name)
     return files.file_list(session.store, skill)
@@ -69,7 +69,7 @@ def skill_files(session: Session, name: str) -> list[results.FileInfo]:
 @operation("front_matter", spends=NOTHING)
 def front_matter(session: Session, name: str) -> str:
     session.refuse_in_safe_mode("front_matter")
-    from skillsite.reader import files
+    from skillsite.reader import skill_files as files
 
     session, skill = session.find(name)
     return files.front_matter(session.store, skill)

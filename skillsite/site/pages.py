@@ -20,10 +20,10 @@ from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import artifact_url, served_names
-from skillsite.site.files import file_urls, published_files, stored_bytes
 from skillsite.site.groups import SiteGroups, group_path, load_groups
+from skillsite.site.index_pages import Listed
 from skillsite.site.links import Links
-from skillsite.site.listings import Listed
+from skillsite.site.published_files import file_urls, published_files, stored_bytes
 from skillsite.site.render import render_body
 from skillsite.site.skill_page import PageContext, skill_page
 from skillsite.site.source import repository_of

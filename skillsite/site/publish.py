@@ -15,11 +15,11 @@ from skillsite.models import SECTION_SEPARATOR, Problem
 from skillsite.site import discovery, search
 from skillsite.site.csp import CANARY, CANARY_TEXT
 from skillsite.site.data import SiteSkill
-from skillsite.site.files import copy_files, stored_bytes
 from skillsite.site.groups import group_pages
-from skillsite.site.listings import Corpus, listing_pages
+from skillsite.site.index_pages import Corpus, listing_pages
 from skillsite.site.mkdocs_run import SETTINGS
 from skillsite.site.pages import ASSETS, Plan
+from skillsite.site.published_files import copy_files, stored_bytes
 from skillsite.site.skill_md import generated_skill_md
 from skillsite.site.writing import write_new
 

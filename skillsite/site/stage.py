@@ -37,7 +37,7 @@ from skillsite.site import discovery, pages, publish
 from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import catalog_groups, load_skills
-from skillsite.site.listings import Corpus
+from skillsite.site.index_pages import Corpus
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub

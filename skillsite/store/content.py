@@ -29,7 +29,7 @@ Tables, the same in every shard:
   is its own file name). Only files inside the skill's folder are kept, never through a
   symlink out of the corpus root; ``data`` (and ``sha256``) are NULL for a file over the
   size cap (``max-file-size``) or past the per-skill total (see
-  :mod:`skillsite.builder.files`), which is then only listed.
+  :mod:`skillsite.builder.file_rows`), which is then only listed.
 - ``info(key, value)``: ``format_version`` (1, restarted with artifact 1.0).
 
 One row per skill, the body stored once and sections as offsets into it, is five times

@@ -178,7 +178,7 @@ async def test_redis_stopped_and_started_mid_session_fails_closed_then_recovers(
 ])
 def test_a_client_identity_is_a_hash_of_what_names_it(text: str, headers: dict[str, str],
                                                        named: bool) -> None:
-    from skillsite.mcp.clients import ClientIdentity
+    from skillsite.mcp.identity import ClientIdentity
 
     key = ClientIdentity.parse(text).key(headers)
     assert (key is not None) == named

@@ -11,7 +11,7 @@ import pytest
 
 from skillsite.reader import Library, ReaderError
 from skillsite.reader.budget import Budget
-from skillsite.reader.clients import Clients
+from skillsite.reader.client_budgets import Clients
 
 NAMES = ["pdf-forms", "git-bisect", "sql-review", "certcheck", "changelog-writer",
          "incident-triage", "log-search", "flaky-test-hunter"]

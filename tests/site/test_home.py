@@ -7,7 +7,7 @@ from pathlib import Path
 
 from skillsite.site.about import about_corpus
 from skillsite.site.data import SiteSkill, slug_of
-from skillsite.site.listings import Corpus, Listed, listing_pages
+from skillsite.site.index_pages import Corpus, Listed, listing_pages
 
 
 def _skill(name: str, changed: int, in_git: bool) -> SiteSkill:

@@ -5,8 +5,8 @@ import pytest
 
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.discovery import publishable, reproducible_tar_gz
-from skillsite.site.files import published_files
 from skillsite.site.links import Links
+from skillsite.site.published_files import published_files
 from skillsite.site.render import render_body
 from skillsite.site.sanitize import clean, markdown_text
 from skillsite.site.skill_md import generated_skill_md

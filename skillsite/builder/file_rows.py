@@ -5,7 +5,7 @@ the build keeps their bytes, with these limits:
 
 - the skill's own file as it was parsed and linted (:attr:`Document.raw`), never read
   again, so that an edit after linting never reaches ``dist/``;
-- only files inside the skill's own folder (those :func:`~skillsite.builder.entries.
+- only files inside the skill's own folder (those :func:`~skillsite.builder.shapes.
   skill_folder` lists), regular files only, and never through a symlink that leads out of
   the corpus root;
 - each at most the configured ``max-file-size``, and at most :data:`MAX_SKILL_BYTES` per
