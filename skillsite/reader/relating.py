@@ -5,6 +5,7 @@ also joins the other libraries by shared tags, and ``compose`` follows a ``depen
 that names another library's skill (``@ops/deploy``)."""
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 
 from skillsite.reader import results
@@ -12,7 +13,7 @@ from skillsite.reader.errors import ReaderError
 from skillsite.reader.neighbours import REASON_WEIGHTS
 from skillsite.reader.semantic import with_meaning
 from skillsite.reader.session import SAFE_COUNTS, Session, operation
-from skillsite.reader.shelf import StoredSkill
+from skillsite.reader.shelf import Hit, StoredSkill
 from skillsite.reader.views import clamp, one_line
 
 #: ``related`` adds skills alike by content when links, depends_on and tags give fewer.
@@ -92,9 +93,23 @@ def _alike(session: Session, name: str, listed: set[str], room: int
     shown = session.finder.hits([other for other, _, _ in hits[:room]])
     return [results.Neighbour(session.ref(other), other, one_line(shown[other].title),
                               one_line(shown[other].description),
-                              (f"similar content: {', '.join(terms)}",), score, terms,
-                              library=session.library)
+                              (f"similar content: {_words_of(terms, shown[other])}",), score,
+                              terms, library=session.library)
             for other, score, terms in hits[:room] if other in shown]
+
+
+def _words_of(terms: tuple[str, ...], hit: Hit) -> str:
+    """The shared terms as a person reads them: each stem (``tabl``) as the first word of
+    the skill's title or description that it stems from (``tables``); stems found only in
+    bodies are left out, unless no term is found at all."""
+    from skillsite.index.tokens import tokenize
+
+    words: dict[str, str] = {}
+    for word in re.findall(r"[^\W_]+(?:[-'][^\W_]+)*", f"{hit.title} {hit.description}"):
+        for term in tokenize(word):
+            words.setdefault(term, word.lower())
+    readable = [words[term] for term in terms if term in words]
+    return ", ".join(readable or terms)
 
 
 @operation("compose", spends=SAFE_COUNTS)
