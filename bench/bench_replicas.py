@@ -32,12 +32,20 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate  # noqa: E402
-from load import WORDS, ClientLog, _call, per_client_problems, rss_mb, start_server  # noqa: E402
+from load import (  # noqa: E402
+    ClientLog,
+    _call,
+    per_client_problems,
+    rss_mb,
+    search_open_read,
+    start_server,
+)
 from mcp import Client  # noqa: E402
 from redis_server import RedisServer  # noqa: E402
 from replicas import replicas, round_robin_client  # noqa: E402
@@ -124,26 +132,10 @@ async def _timed(client: Client, log: TimedLog, tool: str, **arguments: Any) -> 
 async def _client(make: ClientFactory, number: int, requests: int,
                   deadline: float) -> TimedLog:
     """``requests`` calls: search, open a hit, read it (a section half the time), again."""
-    rng = random.Random(number)
     log = TimedLog()
-    done = 0
     async with make(number) as client:
-        while done < requests and time.monotonic() < deadline:
-            found = await _timed(client, log, "search", query=" ".join(rng.sample(WORDS, 2)),
-                                 limit=5)
-            done += 1
-            hits = (found or {}).get("results") or []
-            if not hits or done >= requests:
-                continue
-            opened = await _timed(client, log, "open", ref=rng.choice(hits)["ref"])
-            done += 1
-            if not opened or done >= requests:
-                continue
-            headings = opened.get("headings") or []
-            section = rng.choice(headings)["index"] if headings and rng.random() < 0.5 else None
-            arguments = {"ref": opened["ref"]} | ({"section": section} if section else {})
-            await _timed(client, log, "read", **arguments)
-            done += 1
+        await search_open_read(partial(_timed, client, log), random.Random(number), requests,
+                               deadline)
         result = await client.call_tool("context", {})  # not counted as a request
         text = result.content[0].text  # type: ignore[union-attr]
         if result.is_error:

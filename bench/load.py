@@ -14,7 +14,9 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,30 +97,37 @@ async def _call(client: Client, log: ClientLog, tool: str, **arguments: Any) -> 
     return json.loads(text)
 
 
+async def search_open_read(call: Callable[..., Awaitable[Any]], rng: random.Random,
+                           requests: int, deadline: float) -> None:
+    """The load's workload, ``requests`` calls of ``call(tool, **arguments)``: a search,
+    then open and read of a hit (refs from the last answer, as safe mode requires), a
+    section read half the time, again."""
+    done = 0
+    while done < requests and time.monotonic() < deadline:
+        found = await call("search", query=" ".join(rng.sample(WORDS, 2)), limit=5)
+        done += 1
+        hits = (found or {}).get("results") or []
+        if not hits or done >= requests:
+            continue
+        opened = await call("open", ref=rng.choice(hits)["ref"])
+        done += 1
+        if not opened or done >= requests:
+            continue
+        headings = opened.get("headings") or []
+        section = rng.choice(headings)["index"] if headings and rng.random() < 0.5 else None
+        arguments = {"ref": opened["ref"]} | ({"section": section} if section else {})
+        await call("read", **arguments)
+        done += 1
+
+
 async def _client(url: str, requests: int, seed: int, deadline: float,
                   safe: bool) -> ClientLog:
     """``requests`` mixed calls: a search, then open and read of a hit (refs from the
     last answer, as safe mode requires), a section read now and then."""
-    rng = random.Random(seed)
     log = ClientLog()
-    done = 0
     async with Client(url) as client:
-        while done < requests and time.monotonic() < deadline:
-            query = " ".join(rng.sample(WORDS, 2))
-            found = await _call(client, log, "search", query=query, limit=5)
-            done += 1
-            hits = (found or {}).get("results") or []
-            if not hits or done >= requests:
-                continue
-            opened = await _call(client, log, "open", ref=rng.choice(hits)["ref"])
-            done += 1
-            if not opened or done >= requests:
-                continue
-            headings = opened.get("headings") or []
-            section = rng.choice(headings)["index"] if headings and rng.random() < 0.5 else None
-            arguments = {"ref": opened["ref"]} | ({"section": section} if section else {})
-            await _call(client, log, "read", **arguments)
-            done += 1
+        await search_open_read(partial(_call, client, log), random.Random(seed), requests,
+                               deadline)
         if safe:  # not counted as a request of the load
             result = await client.call_tool("context", {})
             log.budgets = json.loads(result.content[0].text)["budgets"]["safe"]  # type: ignore[union-attr]
