@@ -103,7 +103,8 @@ def test_open_read_related_by_id(market: Path, tmp_path: Path, ref: str) -> None
     info = library.open(ref)
     assert (info.id, info.name, info.plugin) == ("telegram:access", "access", "telegram")
     assert "Text." in library.read(ref).text
-    assert library.related(ref).name == "telegram:access"
+    related = library.related(ref)
+    assert (related.id, related.name) == ("telegram:access", "access")
 
 
 def test_a_bare_name_resolves_when_unique_and_lists_the_ids_when_not(market: Path,

@@ -27,11 +27,11 @@ def _search(result: Any) -> str:
 def _key(hit: Any) -> str:
     """How a result names its skill: its ref with the library prefix when there are
     several libraries, else its id."""
-    return str(hit.ref if hit.library else (getattr(hit, "id", "") or hit.name))
+    return str(hit.ref if hit.library else hit.id)
 
 
 def _open(info: Any) -> str:
-    lines = [f"{info.ref if info.library else info.id or info.name}: {info.title}",
+    lines = [f"{_key(info)}: {info.title}",
              f"  {info.description}", ""]
     for label, value in (("format", info.format), ("path", info.path),
                          ("version", info.version), ("tags", ", ".join(info.tags)),
@@ -67,7 +67,7 @@ def _passage(passage: Any) -> str:
         first, last = passage.front_matter_lines
         span = f"line {first} is" if first == last else f"lines {first}-{last} are"
         text += (f"\n\n({span} the front matter, shown blank here; `skillsite open "
-                 f"{passage.name}` shows its fields)")
+                 f"{_key(passage)}` shows its fields)")
     if passage.references:
         text += "\n\nFiles it refers to ({baseDir} is the skill's folder):"
         for reference in passage.references:
@@ -88,7 +88,7 @@ def _resolved(result: Any) -> str:
 
 def _related(result: Any) -> str:
     if not result.results:
-        return f"No skills are related to {result.name}."
+        return f"No skills are related to {_key(result)}."
     lines = [f"{_key(n)}  ({'; '.join(n.reasons)})\n    {n.description}"
              for n in result.results]
     return "\n".join(lines + [f"(not joined: {p['message']})" for p in result.refused])

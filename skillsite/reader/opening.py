@@ -18,8 +18,7 @@ def open_skill(session: Session, ref: str) -> results.SkillInfo:
     groups = session.groups()
     origin = groups.get("origins", {}).get(skill.name) or {}
     return results.SkillInfo(
-        ref=session.ref(skill.name), name=str(meta.get("name", skill.name)),
-        title=skill.title,
+        ref=session.ref(skill.name), id=skill.name, name=skill.bare, title=skill.title,
         description=skill.description, format=skill.format,
         path=None if hidden else skill.path, version=meta.get("version"),
         tags=tuple(meta.get("tags", ())), intents=tuple(meta.get("intents", ())),
@@ -31,7 +30,7 @@ def open_skill(session: Session, ref: str) -> results.SkillInfo:
         links=() if hidden else tuple(skill.local(link) for link in meta.get("links", ())),
         files=() if hidden else tuple(skill.local(path) for path in skill.files),
         warnings=tuple(results.Warning(*row) for row in meta.get("warnings", ())),
-        chars=len(skill.body), lines=skill.lines, id=skill.name,
+        chars=len(skill.body), lines=skill.lines,
         plugin=str(meta.get("plugin", "")), collection=str(meta.get("collection", "")),
         errors=tuple(results.Warning(*row) for row in meta.get("errors", ())),
         copies=tuple(i for i in groups.get("copies", {}).get(skill.sha256, ())

@@ -147,8 +147,7 @@ def _answer(session: Session, query: str, limit: int,
                                          for skill, _ in hits],
                                  session.finder.known_words(query))
     candidates = tuple(
-        results.Candidate(ref=session.ref(skill.name), name=bare_name(skill.name),
-                          id=skill.name,
+        results.Candidate(ref=session.ref(skill.name), id=skill.name, name=skill.bare,
                           title=one_line(skill.title, width), description=one_line(
                               skill.description, width), format=skill.format,
                           tags=skill.tags, score=score, matched=fields,
@@ -160,11 +159,6 @@ def _answer(session: Session, query: str, limit: int,
                                             for c in candidates))
     return results.SearchResult(query=query, limit=limit, browse=browse,
                                 results=candidates, semantic=semantic, note=note)
-
-
-def bare_name(skill_id: str) -> str:
-    """The name part of an id (``[<collection>/][<plugin>:]<name>``)."""
-    return skill_id.rpartition("/")[2].rpartition(":")[2]
 
 
 def _filters(tags: Iterable[str], applies_to: Iterable[str], format: str | None,

@@ -46,7 +46,7 @@ def read(session: Session, ref: str | None, section: str | int | None = None, *,
     session.charge(skill.name, len(cut.text))
     lines_read = file is None and (start_line is not None or end_line is not None
                                    or (position is not None and position.mode == "lines"))
-    return Passage(ref=session.ref(skill.name), name=skill.name, section=heading,
+    return Passage(ref=session.ref(skill.name), id=skill.name, name=skill.bare, section=heading,
                    start_line=cut.start_line, end_line=cut.end_line, text=cut.text,
                    chars=len(cut.text), truncated=cut.truncated, cursor=cut.cursor,
                    file=file, references=_references(session, skill, cut.text),

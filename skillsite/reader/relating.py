@@ -30,9 +30,9 @@ def related(session: Session, ref: str, limit: int = 10) -> results.Related:
     for name, score, reasons in session.graph().neighbours(skill.name):
         other = session.store.get(name)
         if other is not None:
-            found.append(results.Neighbour(session.ref(name), name, one_line(other.title),
-                                           one_line(other.description), reasons, score,
-                                           library=session.library))
+            found.append(results.Neighbour(session.ref(name), name, other.bare,
+                                           one_line(other.title), one_line(other.description),
+                                           reasons, score, library=session.library))
             if len(found) >= limit:
                 break
     refused: list[ReaderError] = []
@@ -40,11 +40,11 @@ def related(session: Session, ref: str, limit: int = 10) -> results.Related:
         found += _sharing_tags(session, skill, limit, refused)
         found = sorted(found, key=lambda neighbour: -neighbour.score)[:limit]
     if len(found) < min(CONTENT_BELOW, limit):
-        found += _alike(session, skill.name, {n.name for n in found if n.library ==
+        found += _alike(session, skill.name, {n.id for n in found if n.library ==
                                               session.library}, limit - len(found))
         found = with_meaning(session.semantic, session.finder, skill.name, found, limit,
                              session.ref, session.library)
-    return results.Related(session.ref(skill.name), skill.name, tuple(found),
+    return results.Related(session.ref(skill.name), skill.name, skill.bare, tuple(found),
                            library=session.library,
                            refused=tuple(error.to_dict() for error in refused))
 
@@ -78,7 +78,8 @@ def _tagged(session: Session, tags: list[str], limit: int) -> list[results.Neigh
     best = sorted(reasons, key=lambda name: (-len(reasons[name]), name))[:limit]
     shown = session.finder.hits(best)
     weight = REASON_WEIGHTS["shared tag"]
-    return [results.Neighbour(session.ref(name), name, one_line(shown[name].title),
+    return [results.Neighbour(session.ref(name), name, shown[name].bare,
+                              one_line(shown[name].title),
                               one_line(shown[name].description), tuple(reasons[name]),
                               round(weight * len(reasons[name]), 6), library=session.library)
             for name in best if name in shown]
@@ -91,7 +92,8 @@ def _alike(session: Session, name: str, listed: set[str], room: int
     hits = [(other, score, terms) for other, score, terms
             in alike(session.finder, name, room + len(listed)) if other not in listed]
     shown = session.finder.hits([other for other, _, _ in hits[:room]])
-    return [results.Neighbour(session.ref(other), other, one_line(shown[other].title),
+    return [results.Neighbour(session.ref(other), other, shown[other].bare,
+                              one_line(shown[other].title),
                               one_line(shown[other].description),
                               (f"similar content: {_words_of(terms, shown[other])}",), score,
                               terms, library=session.library)
@@ -126,12 +128,12 @@ def compose(session: Session, ref: str, limit: int = 4) -> results.Composition:
         if other is None:
             unresolved.append(name)
         elif len(found) < limit:
-            found.append(results.Compact(where.ref(other.name), other.name,
+            found.append(results.Compact(where.ref(other.name), other.name, other.bare,
                                          one_line(other.title), one_line(other.description),
                                          other.format, tuple(other.meta.get("tags", ())),
                                          library=where.library))
     truncated = len(declared) - len(unresolved) > limit
-    return results.Composition(session.ref(skill.name), skill.name, tuple(found),
+    return results.Composition(session.ref(skill.name), skill.name, skill.bare, tuple(found),
                                tuple(unresolved), truncated, library=session.library)
 
 

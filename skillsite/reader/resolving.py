@@ -116,7 +116,8 @@ def resolve(session: Session, ref: str | None, args: str | Sequence[str] | None 
     cut = passages.read_text(text, start, budget)
     session.charge(skill.name, len(cut.text))
     return Resolved(
-        ref=session.ref(skill.name), name=skill.name, metadata=_metadata(skill),
+        ref=session.ref(skill.name), id=skill.name, name=skill.bare,
+        metadata=_metadata(skill),
         front_matter=_front_matter(session, skill, files),
         files=tuple(skill.local(path) for path in skill.files), arguments=words,
         placeholders=placeholders, template=cut.text, chars=len(cut.text),

@@ -193,7 +193,7 @@ def with_meaning(semantic: Semantic, finder: Finder, name: str, found: list[Any]
     from skillsite.reader.views import one_line
 
     near = [n for n in semantic.alike(name, limit + len(found)) if n.id != name]
-    listed = {neighbour.name: number for number, neighbour in enumerate(found)
+    listed = {neighbour.id: number for number, neighbour in enumerate(found)
               if neighbour.library == library}
     out = list(found)
     fresh = [n for n in near if n.id not in listed][:max(0, limit - len(found))]
@@ -202,7 +202,7 @@ def with_meaning(semantic: Semantic, finder: Finder, name: str, found: list[Any]
             at = listed[n.id]
             out[at] = replace(out[at], reasons=(*out[at].reasons, _reason(n.cosine)))
     shown = finder.hits([n.id for n in fresh])
-    out += [results.Neighbour(ref(n.id), n.id, one_line(shown[n.id].title),
+    out += [results.Neighbour(ref(n.id), n.id, shown[n.id].bare, one_line(shown[n.id].title),
                               one_line(shown[n.id].description), (_reason(n.cosine),),
                               round(n.cosine, 6), library=library)
             for n in fresh if n.id in shown]

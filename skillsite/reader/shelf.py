@@ -46,6 +46,7 @@ class Hit:
     title: str
     description: str
     tags: tuple[str, ...]
+    bare: str               # the name part of the id (``access`` of ``telegram:access``)
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,13 @@ class Listing:
     @property
     def tags(self) -> tuple[str, ...]:
         return tuple(self.meta.get("tags", ()))
+
+    @property
+    def bare(self) -> str:
+        """The name part of the id: without its ``<collection>/`` and ``<plugin>:``."""
+        collection, plugin = self.meta.get("collection"), self.meta.get("plugin")
+        prefix = (f"{collection}/" if collection else "") + (f"{plugin}:" if plugin else "")
+        return self.name[len(prefix):] if prefix and self.name.startswith(prefix) else self.name
 
 
 @dataclass(frozen=True)
@@ -144,10 +152,10 @@ class Shelf:
         """What a search hit shows of the skills of ``names`` that exist, and the
         characters each row held."""
         hits = self._hit_store()
-        return {name: (Hit(name, kind, title, description, tuple(json.loads(tags))),
-                       len(title) + len(description) + len(tags))
-                for name, kind, title, description, tags
-                in self._hit_rows(hits, names, "name, format, title, description, tags")}
+        return {name: (Hit(name, kind, title, description, tuple(json.loads(tags)), bare),
+                       len(title) + len(description) + len(tags) + len(bare))
+                for name, kind, title, description, tags, bare
+                in self._hit_rows(hits, names, "name, format, title, description, tags, bare")}
 
     def ids_named(self, bare: str) -> list[str]:
         """The ids of the skills called ``bare`` (one indexed lookup in the hits file)."""

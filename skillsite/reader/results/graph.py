@@ -12,6 +12,9 @@ class Neighbour(Result):
     """A skill related to another, with the reasons why."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     title: str
     description: str
@@ -29,6 +32,9 @@ class Related(Result):
     """What ``related`` returns."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     results: tuple[Neighbour, ...]
     #: The library the skill is in ("" when the Library reads one plain dist/); its ref
@@ -44,6 +50,9 @@ class Compact(Result):
     """A skill in a few fields, as ``compose`` lists its prerequisites."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     title: str
     description: str
@@ -59,6 +68,9 @@ class Composition(Result):
     """What ``compose`` returns: one level of prerequisites."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     depends_on: tuple[Compact, ...]   # in the skill's declared order, one level deep
     unresolved: tuple[str, ...]       # declared dependencies that are not in dist/

@@ -34,6 +34,9 @@ class SkillInfo(Result):
     """A skill's metadata and outline (:meth:`Library.open`): no body."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     title: str
     description: str
@@ -52,7 +55,6 @@ class SkillInfo(Result):
     warnings: tuple[Warning, ...]
     chars: int              # of the whole body
     lines: int
-    id: str = ""            # unique in dist/: [<collection>/][<plugin>:]<name>
     plugin: str = ""
     collection: str = ""
     #: The lint errors of the skill's own file (a skill with errors is still published).

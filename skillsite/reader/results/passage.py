@@ -21,6 +21,9 @@ class Passage(Result):
     """Text read from a skill (:meth:`Library.read`)."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     section: str | None
     start_line: int

@@ -14,6 +14,9 @@ class Resolved(Result):
     run."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     metadata: dict[str, Any]        # the front matter's fields (name, description, ...)
     front_matter: str               # as a local SKILL.md would write it, between the ---

@@ -12,6 +12,9 @@ class Candidate(Result):
     """One search or recommend hit: compact, never a body."""
 
     ref: str
+    #: Unique in its library: ``[<collection>/][<plugin>:]<name>``; open and read take it.
+    id: str
+    #: The skill's bare name: its id without collection and plugin.
     name: str
     title: str
     description: str        # one line, at most DESCRIPTION_CHARS
@@ -19,7 +22,6 @@ class Candidate(Result):
     tags: tuple[str, ...]
     score: float
     matched: tuple[str, ...]  # the fields the query matched, e.g. ("name", "body")
-    id: str = ""            # unique in dist/: [<collection>/][<plugin>:]<name>
     #: The library the skill is in ("" when the Library reads one plain dist/); its ref
     #: then carries the library as a prefix: ``@<library>/<id>``.
     library: str = ""
