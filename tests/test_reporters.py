@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import importlib.resources
 import json
+import os
+import subprocess
+from pathlib import Path
+from urllib.parse import unquote, urljoin
 
 import pytest
 from jsonschema import FormatChecker
@@ -250,3 +254,85 @@ def test_sarif_paths() -> None:
     assert artifact_location("./skills/x/SKILL.md") == {
         "uri": "skills/x/SKILL.md", "uriBaseId": "%SRCROOT%"}
     assert artifact_location("/abs/skills/x/SKILL.md") == {"uri": "file:///abs/skills/x/SKILL.md"}
+
+
+# paths rooted at the repository, whatever the current directory
+
+
+@pytest.fixture
+def in_subfolder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repository with the current directory in a subfolder of it; its root."""
+    root = Path(os.path.realpath(tmp_path)) / "repo"
+    (root / "checks").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    monkeypatch.chdir(root / "checks")
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    return root
+
+
+def test_sarif_uris_resolve_under_the_repository_root_from_a_subfolder(
+        in_subfolder: Path, sarif_validator: Validator) -> None:
+    log = json.loads(render("sarif", RESULT, rules=RULES))
+    assert sarif_validator.is_valid(log)
+    [run] = log["runs"]
+    base = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]
+    assert base == in_subfolder.as_uri() + "/"
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"]
+                 for r in run["results"]]
+    assert locations[0] == {"uri": "checks/skills/a%20b%2Cc/skill.json",
+                            "uriBaseId": "%SRCROOT%"}
+    for location, problem in zip(locations, sorted(PROBLEMS, key=lambda p: (
+            p.path, p.line, p.column, p.rule)), strict=True):
+        assert unquote(urljoin(base, location["uri"])) == unquote(
+            (in_subfolder / "checks" / problem.path).as_uri())
+
+
+def test_sarif_without_a_repository_is_rooted_at_the_current_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sarif_validator: Validator) -> None:
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    outside = Problem("/elsewhere/x/SKILL.md", 1, 1, "schema", "error", "broken")
+    log = json.loads(render("sarif", CheckResult([outside, *PROBLEMS], 6, 6), rules=RULES))
+    assert sarif_validator.is_valid(log)
+    [run] = log["runs"]
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == \
+        Path(os.path.realpath(tmp_path)).as_uri() + "/"
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"]
+                 for r in run["results"]]
+    assert locations[0] == {"uri": "file:///elsewhere/x/SKILL.md"}
+    assert locations[1] == {"uri": "skills/a%20b%2Cc/skill.json", "uriBaseId": "%SRCROOT%"}
+
+
+def test_github_annotations_name_files_from_the_repository_root(
+        in_subfolder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = "::error file=checks/skills/a b%2Cc/skill.json,line=1,col=1,title=schema"
+    assert render("github", RESULT, rules=RULES).startswith(first)  # git's top level
+    monkeypatch.setenv("GITHUB_WORKSPACE", str(in_subfolder.parent))  # the workspace's
+    assert render("github", RESULT, rules=RULES).startswith(
+        "::error file=repo/checks/skills/a b%2Cc/skill.json,")
+    monkeypatch.setenv("GITHUB_WORKSPACE", "/somewhere/else")  # not holding the cwd
+    assert render("github", RESULT, rules=RULES).startswith(first)
+    # the text report that follows keeps the paths as the check gave them
+    assert "\nskills/a b,c/skill.json:1:1: error schema" in render("github", RESULT, rules=RULES)
+
+
+def test_check_from_a_subfolder_reports_paths_from_the_repository_root(
+        in_subfolder: Path, sarif_validator: Validator) -> None:
+    from click.testing import CliRunner
+
+    from skillsite.cli import main
+
+    skill = in_subfolder / "checks" / "skills" / "pdf" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text("---\nname: PDF\ndescription: Fill PDF forms. Use when a form must be "
+                     "filled.\n---\n# PDF\n", encoding="utf-8")
+    done = CliRunner().invoke(main, ["check", "skills", "--format", "github"])
+    assert "::error file=checks/skills/pdf/SKILL.md,line=2," in done.output
+    done = CliRunner().invoke(main, ["check", "skills", "--format", "sarif"])
+    log = json.loads(done.output)
+    assert sarif_validator.is_valid(log)
+    location = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": "checks/skills/pdf/SKILL.md",
+                                            "uriBaseId": "%SRCROOT%"}
+    assert log["runs"][0]["originalUriBaseIds"] == {
+        "%SRCROOT%": {"uri": in_subfolder.as_uri() + "/"}}

@@ -5,6 +5,7 @@ Each format is a :class:`~skillsite.report.base.Reporter` subclass chosen by nam
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
@@ -29,11 +30,15 @@ REPORTERS: dict[str, type[Reporter]] = {
 
 
 def render(fmt: str, result: CheckResult, *, rules: Mapping[str, Rule],
-           color: bool = False) -> str:
+           color: bool = False, base: str | os.PathLike[str] | None = None,
+           environ: Mapping[str, str] | None = None) -> str:
     """Format ``result`` as ``fmt`` (a key of :data:`REPORTERS`), without a trailing newline.
 
     ``rules`` maps rule IDs to rules; only SARIF uses it, to describe them. ``color``
     adds ANSI colors to the formats people read (text, and the text part of github).
+    ``base`` is the directory the problems' relative paths are relative to (default: the
+    current one); sarif and github restate them against the repository root, found from
+    ``base`` and ``environ`` (default ``os.environ``; see :mod:`skillsite.report.roots`).
     Raises :class:`ValueError` for an unknown format.
     """
     try:
@@ -41,7 +46,7 @@ def render(fmt: str, result: CheckResult, *, rules: Mapping[str, Rule],
     except KeyError:
         known = ", ".join(REPORTERS)
         raise ValueError(f"unknown output format {fmt!r} (expected one of: {known})") from None
-    return reporter(rules=rules, color=color).render(result)
+    return reporter(rules=rules, color=color, base=base, environ=environ).render(result)
 
 
 def auto_format(environ: Mapping[str, str]) -> str:

@@ -2,21 +2,24 @@
 
 One run, whose ``tool.driver.rules`` describes every rule in the ``rules`` mapping
 (sorted by ID) plus any rule a problem names that the mapping lacks, so every result's
-``ruleIndex`` points at a descriptor. Paths become URIs relative to ``%SRCROOT%``; GitHub
-resolves those against the repository checkout. Lines and columns are 1-based and
-counted in code points, as the ``columnKind`` says.
+``ruleIndex`` points at a descriptor. Paths become URIs relative to ``%SRCROOT%``, which
+the run's ``originalUriBaseIds`` defines as the repository root (an absolute ``file:``
+URI, :mod:`skillsite.report.roots`), so GitHub code scanning places them whatever
+directory the check ran in; a file outside the repository gets an absolute ``file:`` URI.
+Lines and columns are 1-based and counted in code points, as the ``columnKind`` says.
 """
 from __future__ import annotations
 
 import json
 import os
 from collections.abc import Mapping
-from pathlib import PurePath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from skillsite.models import ERROR, WARNING, CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
+from skillsite.report.roots import from_root
 
 if TYPE_CHECKING:
     from skillsite.linter.rules.registry import Rule
@@ -60,23 +63,32 @@ def descriptors(problems: list[Problem], rules: Mapping[str, Rule]) -> list[dict
             for rule_id in sorted({*rules, *unknown})]
 
 
-def artifact_location(path: str) -> dict[str, Any]:
-    """A relative path as a ``%SRCROOT%``-based URI reference; an absolute one as ``file:``."""
-    if PurePath(path).is_absolute():
-        return {"uri": PurePath(path).as_uri()}
-    posix = path.replace(os.sep, "/")
-    if os.altsep:
-        posix = posix.replace(os.altsep, "/")
-    while posix.startswith("./"):
-        posix = posix[2:]
+def artifact_location(path: str, base: Path | None = None,
+                      root: Path | None = None) -> dict[str, Any]:
+    """``path`` (relative to ``base``, or absolute) as a URI reference relative to
+    ``%SRCROOT%`` (``root``); one outside ``root`` as an absolute ``file:`` URI. Both
+    default to the current directory."""
+    base = base or Path(os.path.realpath(os.getcwd()))
+    relative = from_root(path, base, root or base)
+    if relative is None:
+        return {"uri": Path(os.path.normpath(os.path.join(base, path))).as_uri()}
     # quote() also escapes ':', so a first segment like "c:x" can't read as a URI scheme.
     # A name that is not UTF-8 keeps its bytes (percent-encoded), as as_uri() does.
-    return {"uri": quote(posix.encode("utf-8", "surrogateescape"), safe="/"),
+    return {"uri": quote(relative.encode("utf-8", "surrogateescape"), safe="/"),
             "uriBaseId": SRCROOT}
 
 
-def result_entry(problem: Problem, index: int) -> dict[str, Any]:
-    """A SARIF result for one problem; ``index`` is its rule's place in the descriptors."""
+def root_uri(root: Path) -> str:
+    """``root`` as an absolute ``file:`` URI ending in ``/``, as ``originalUriBaseIds``
+    needs for relative references to resolve under it."""
+    uri = root.as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def result_entry(problem: Problem, index: int, base: Path | None = None,
+                 root: Path | None = None) -> dict[str, Any]:
+    """A SARIF result for one problem; ``index`` is its rule's place in the descriptors;
+    ``base`` and ``root`` as :func:`artifact_location` takes them."""
     region = {"startLine": max(problem.line, 1), "startColumn": max(problem.column, 1)}
     return {
         "ruleId": problem.rule,
@@ -84,14 +96,19 @@ def result_entry(problem: Problem, index: int) -> dict[str, Any]:
         "level": _level(problem.severity),
         "message": {"text": problem.message},
         "locations": [{"physicalLocation": {
-            "artifactLocation": artifact_location(problem.path),
+            "artifactLocation": artifact_location(problem.path, base, root),
             "region": region,
         }}],
     }
 
 
-def to_data(result: CheckResult, rules: Mapping[str, Rule]) -> dict[str, Any]:
-    """The SARIF log as plain data (what :class:`SarifReporter` serialises)."""
+def to_data(result: CheckResult, rules: Mapping[str, Rule], base: Path | None = None,
+            root: Path | None = None) -> dict[str, Any]:
+    """The SARIF log as plain data (what :class:`SarifReporter` serialises): the
+    problems' paths are relative to ``base`` (default: the current directory) and
+    restated against ``root`` (default: ``base``), the run's ``%SRCROOT%``."""
+    base = base or Path(os.path.realpath(os.getcwd()))
+    root = root or base
     problems = ordered(result.problems)
     rule_list = descriptors(problems, rules)
     index = {d["id"]: i for i, d in enumerate(rule_list)}
@@ -99,8 +116,9 @@ def to_data(result: CheckResult, rules: Mapping[str, Rule]) -> dict[str, Any]:
               "version": _tool_version(), "rules": rule_list}
     run = {
         "tool": {"driver": driver},
+        "originalUriBaseIds": {SRCROOT: {"uri": root_uri(root)}},
         "columnKind": "unicodeCodePoints",
-        "results": [result_entry(p, index[p.rule]) for p in problems],
+        "results": [result_entry(p, index[p.rule], base, root) for p in problems],
     }
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
 
@@ -109,4 +127,4 @@ class SarifReporter(Reporter):
     """A SARIF 2.1.0 log with one run."""
 
     def render(self, result: CheckResult) -> str:
-        return json.dumps(to_data(result, self.rules), indent=2)
+        return json.dumps(to_data(result, self.rules, self.base, self.root), indent=2)
