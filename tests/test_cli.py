@@ -175,10 +175,35 @@ def test_rules_command_lists_every_rule_and_the_docs_page_is_current() -> None:
 
     code, out = run("rules")
     assert code == 0
-    assert {line.split()[0] for line in out.splitlines()} == set(RULES)
+    assert {line.split()[0] for line in out.splitlines() if line[:1] != " "} == set(RULES)
     page = Path(__file__).parent.parent / "docs" / "rules.md"
     assert page.read_text(encoding="utf-8").strip() == rules_markdown().strip(), (
         "docs/rules.md is stale: run `skillsite rules --format markdown > docs/rules.md`")
+
+
+@pytest.mark.parametrize("columns", [72, 40])
+def test_rules_text_wraps_whole_summaries_to_the_terminal_without_markup(columns: int) -> None:
+    from skillsite.linter.rules import RULES
+
+    done = CliRunner().invoke(main, ["rules"], env={"COLUMNS": str(columns)})
+    assert done.exit_code == 0
+    lines = done.output.splitlines()
+    assert max(len(line) for line in lines) <= columns
+    assert "``" not in done.output
+    summaries: dict[str, str] = {}
+    for line in lines:
+        if line[:1] != " ":
+            rule, severity, *words = line.split()
+            assert severity == RULES[rule].severity
+            summaries[rule] = " ".join(words)
+        else:
+            summaries[rule] = f"{summaries[rule]} {line.strip()}".strip()
+    assert set(summaries) == set(RULES)
+    # the whole first paragraph, not its first line, with literals as 'code'
+    assert summaries["body-too-long"].endswith("Tokens are estimated as characters / 4.")
+    assert summaries["allowed-tools-format"] == (
+        "'allowed-tools' should be one space-separated string, as the specification says.")
+    assert "'!`command`'" in summaries["dynamic-context"]
 
 
 def test_help_is_lazy_and_imports_no_parser_or_engine() -> None:

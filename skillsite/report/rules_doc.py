@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
+import textwrap
 
 from skillsite.linter.rules import Rule, all_rules
 
@@ -9,9 +12,40 @@ _SCOPES = {"parse": "reading the file", "schema": "JSON Schema", "document": "on
            "corpus": "whole corpus"}
 
 
-def rules_text() -> str:
-    width = max(len(r.id) for r in all_rules())
-    return "\n".join(f"{r.id:<{width}}  {r.severity:<7}  {r.summary}" for r in all_rules())
+#: The fewest columns a wrapped summary gets beside the ID and severity; in a narrower
+#: terminal each summary goes under its rule, indented.
+MIN_SUMMARY_COLUMNS = 30
+#: ``code`` (reST) and `code` (Markdown); a literal may itself hold a backtick
+#: (``!`command```), so it ends at the last of a run of backticks.
+LITERAL = re.compile(r"``(.+?)``(?!`)|`([^`\n]+)`")
+
+
+def rules_text(width: int | None = None) -> str:
+    """Every rule as ``ID  severity  summary``, the summary (the doc's first paragraph,
+    with literals as 'code') wrapped to ``width`` columns (default: the terminal's)."""
+    width = width or shutil.get_terminal_size().columns
+    id_width = max(len(r.id) for r in all_rules())
+    lead = id_width + 2 + 7 + 2
+    room = width - lead
+    lines = []
+    for rule in all_rules():
+        head = f"{rule.id:<{id_width}}  {rule.severity:<7}"
+        if room >= MIN_SUMMARY_COLUMNS:
+            wrapped = textwrap.wrap(plain_summary(rule.doc), room, break_on_hyphens=False)
+            lines.append(f"{head}  {wrapped[0]}")
+            lines += [" " * lead + line for line in wrapped[1:]]
+        else:
+            lines.append(head.rstrip())
+            lines += textwrap.wrap(plain_summary(rule.doc), max(width, 20),
+                                   initial_indent="    ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
+    return "\n".join(lines)
+
+
+def plain_summary(doc: str) -> str:
+    """A rule doc's first paragraph as one line of plain text: ``code`` as 'code'."""
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    return LITERAL.sub(lambda m: f"'{m.group(1) or m.group(2)}'", paragraph)
 
 
 def rules_json() -> str:
