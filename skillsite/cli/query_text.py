@@ -21,6 +21,9 @@ def _search(result: Any) -> str:
                  else f"  ({hit.score:g}; {', '.join(hit.matched)}{halves})")
         lines.append(f"{number:2}. {_key(hit)} [{hit.format}]{score}")
         lines.append(f"    {hit.description}")
+    if result.merged_by == "rank":
+        lines.append("(a library ranked by meaning, so the libraries are merged by rank: "
+                     "each score is 1 / (60 + the rank in its library))")
     return "\n".join(lines + refused)
 
 

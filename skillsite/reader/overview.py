@@ -1,6 +1,9 @@
 """``context`` and ``verify``: what ``dist/`` holds, and whether its files are whole; with
 several libraries (:mod:`skillsite.reader.mounts`), the sum of those that serve, each
-listed with its own figures, and those refused with their errors."""
+listed with its own figures (build time and versions), and those refused with their
+errors. Above them, ``build_time`` is then the newest build of those that serve, and
+``artifact_version``, ``skillsite_version`` and ``index_backend`` the value they share,
+else their distinct values joined by ", "."""
 from __future__ import annotations
 
 from collections import Counter
@@ -31,7 +34,6 @@ def context(session: Session) -> results.Context:
     if not summaries:
         raise ReaderError(refused[0]["error"], refused[0]["message"], library=refused[0].get(
             "library", ""))
-    first = summaries[0]
     tags: Counter[str] = Counter()
     formats: dict[str, int] = {}
     for summary in summaries:
@@ -46,9 +48,10 @@ def context(session: Session) -> results.Context:
     return results.Context(
         skills=sum(s.skills for s in summaries), formats=formats,
         tags=tuple(results.TagCount(tag, count) for tag, count in top),
-        tags_total=len(tags), artifact_version=first.manifest_text("artifact_version"),
-        skillsite_version=first.manifest_text("skillsite_version"),
-        build_time=first.manifest_text("build_time"), index_backend=first.backend,
+        tags_total=len(tags), artifact_version=_shared(summaries, "artifact_version"),
+        skillsite_version=_shared(summaries, "skillsite_version"),
+        build_time=max(s.manifest_text("build_time") for s in summaries),
+        index_backend=_shared(summaries, "index_backend"),
         safe=session.safe, budgets=budgets, hint=HINT + (LIBRARIES_HINT if named else ""),
         retrieval=session.retrieval.to_dict(),
         plugins=tuple(p for s in summaries for p in s.groups("plugins")),
@@ -80,7 +83,16 @@ class _Summary:
     def to_dict(self) -> dict[str, Any]:
         return {"library": self.library, "skills": self.skills, "formats": self.formats,
                 "artifact_version": self.manifest_text("artifact_version"),
+                "skillsite_version": self.manifest_text("skillsite_version"),
                 "build_time": self.manifest_text("build_time"), "index_backend": self.backend}
+
+
+def _shared(summaries: list[_Summary], key: str) -> str:
+    """The value of ``key`` that every library has, else their distinct values in the
+    order the libraries were given, joined by ", " (each library's own is in
+    ``libraries``)."""
+    values = [s.to_dict()[key] for s in summaries]
+    return ", ".join(dict.fromkeys(values))
 
 
 @operation("verify", spends=NOTHING)

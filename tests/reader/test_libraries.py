@@ -131,6 +131,25 @@ def test_names_context_and_budgets_span_the_libraries(dist: Path, ops_dist: Path
     assert two.budget.loaded == ["@wiki/pdf-forms", "@ops/pdf-forms"]
 
 
+def test_context_gives_each_library_its_own_build_and_the_newest_above(
+        dist: Path, ops_dist: Path, tmp_path: Path) -> None:
+    older = Path(shutil.copytree(ops_dist, tmp_path / "older"))
+    manifest = json.loads((older / "manifest.json").read_text(encoding="utf-8"))
+    manifest.update(build_time="2020-01-02T03:04:05Z", skillsite_version="0.0.1")
+    (older / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    wiki = Library(dist).context()
+    context = Library({"ops": older, "wiki": dist}).context()
+    own = {entry["library"]: entry for entry in context.libraries}
+    assert (own["ops"]["build_time"], own["ops"]["skillsite_version"]) == (
+        "2020-01-02T03:04:05Z", "0.0.1")
+    assert (own["wiki"]["build_time"], own["wiki"]["skillsite_version"]) == (
+        wiki.build_time, wiki.skillsite_version)
+    assert context.build_time == wiki.build_time  # the newest, not the first library's
+    assert context.skillsite_version == f"0.0.1, {wiki.skillsite_version}"
+    assert context.artifact_version == wiki.artifact_version  # shared: said once
+    assert context.index_backend == wiki.index_backend
+
+
 def test_safe_mode_over_two_libraries_counts_one_search(dist: Path, ops_dist: Path) -> None:
     two = Library({"wiki": dist, "ops": ops_dist}, safe=True)
     found = two.search("drain a kubernetes node", limit=5)
@@ -234,27 +253,61 @@ def test_the_cli_refuses_a_damaged_library_and_serves_the_other(
     assert code == 2 and "library 'bad' is refused" in err and "rebuild" in err
 
 
-def test_libraries_merge_by_rank_not_by_their_incomparable_scores(
+def test_libraries_merge_by_rank_when_a_library_used_meaning(
         dist: Path, tmp_path: Path) -> None:
     """A library without vectors scores lexically (about 5), one with vectors by fused
-    ranks (about 0.2): the merge goes by each library's ranking, and says semantic only
-    if every library used meaning."""
+    ranks (about 0.2): recommend merges by each library's ranking, and says semantic only
+    if every library used meaning; search, lexical in both, merges by their scores."""
     lexical = tmp_path / "ops"
     subprocess.run([sys.executable, "-c", WITHOUT_VECTORS, str(OPS), str(lexical)],
                    check=True)
     assert not (lexical / "vectors").exists()
     both = Library({"main": dist, "ops": lexical})
-    for merged in (both.recommend("fill a pdf form", limit=6),
-                   both.search("fill a pdf form", limit=6)):
+    recommended = both.recommend("fill a pdf form", limit=6)
+    searched = both.search("fill a pdf form", limit=6)
+    for merged in (recommended, searched):
         refs = [c.ref for c in merged.results]
         assert refs[:2] == ["@main/pdf-forms", "@ops/pdf-forms"], refs
         scores = [c.score for c in merged.results]
-        assert scores == sorted(scores, reverse=True) and scores[0] == round(1 / 61, 6)
+        assert scores == sorted(scores, reverse=True)
+    assert searched.merged_by == "score" and searched.results[0].score > 1
+    if not Library(dist).recommend("fill a pdf form").semantic:
+        return  # without the semantic extra both rank by words
+    assert recommended.merged_by == "rank"
+    assert recommended.results[0].score == round(1 / 61, 6)
     alone = [f"@main/{c.id}" for c in Library(dist).recommend("fill a pdf form").results]
     merged_main = [c.ref for c in both.recommend("fill a pdf form").results
                    if c.library == "main"]
     assert merged_main == alone[:len(merged_main)]  # each library's own order is kept
-    recommended = both.recommend("fill a pdf form")
-    assert recommended.semantic is False
-    if Library(dist).recommend("fill a pdf form").semantic:
-        assert "ops" in recommended.note
+    assert recommended.semantic is False and "ops" in recommended.note
+
+
+def test_libraries_that_rank_by_words_merge_by_their_comparable_scores(
+        tmp_path: Path) -> None:
+    """Two strong matches in one library both come before a weak one in the other (a
+    merge by rank would put each library's first hit first), with their own scores."""
+    def skill(root: Path, name: str, description: str, body: str) -> None:
+        (root / name).mkdir(parents=True)
+        (root / name / "SKILL.md").write_text(
+            f"---\nname: {name}\ndescription: {description}\n---\n# {name}\n\n{body}\n",
+            encoding="utf-8")
+    skill(tmp_path / "a", "pdf-fill", "Fill PDF forms with pypdf. Use when a PDF form must "
+          "be filled.", "Open the PDF form and fill its fields.")
+    skill(tmp_path / "a", "pdf-flatten", "Flatten filled PDF forms into plain PDF pages. Use "
+          "when a PDF form must be locked.", "Flatten the PDF form.")
+    skill(tmp_path / "b", "meeting-notes", "Take meeting notes. Use when a meeting starts.",
+          "Write the notes, then export them; a form of PDF is fine.")
+    for name in ("a", "b"):
+        build(tmp_path / name, tmp_path / f"dist-{name}")
+    both = Library({"a": tmp_path / "dist-a", "b": tmp_path / "dist-b"})
+    merged = both.search("pdf form")
+    assert merged.merged_by == "score"
+    refs = [c.ref for c in merged.results]
+    assert sorted(refs[:2]) == ["@a/pdf-fill", "@a/pdf-flatten"], refs
+    assert refs[2:] == ["@b/meeting-notes"], refs
+    alone = {f"@{name}/{c.id}": c.score for name in ("a", "b")
+             for c in Library(tmp_path / f"dist-{name}").search("pdf form").results}
+    assert {c.ref: c.score for c in merged.results} == alone
+    assert both.search("meeting-notes").results[0].ref == "@b/meeting-notes"  # exact id
+    assert both.search("").merged_by == "id" and Library(tmp_path / "dist-a").search(
+        "pdf form").merged_by == ""

@@ -23,8 +23,11 @@ class Context(Result):
     formats: dict[str, int]
     tags: tuple[TagCount, ...]
     tags_total: int
+    #: Over several libraries: the value the libraries that serve share, else their
+    #: distinct values joined by ", " (each one's own is in ``libraries``).
     artifact_version: str
     skillsite_version: str
+    #: ISO 8601; over several libraries the newest of their builds.
     build_time: str
     index_backend: str
     safe: bool
@@ -37,7 +40,8 @@ class Context(Result):
     #: only, never what was asked or read).
     retrieval: dict[str, Any] = field(default_factory=dict)
     #: With several libraries: each one's ``library``, ``skills``, ``formats``,
-    #: ``artifact_version``, ``build_time`` and ``index_backend``, or, for one refused,
+    #: ``artifact_version``, ``skillsite_version``, ``build_time`` and ``index_backend``
+    #: (its own), or, for one refused,
     #: its error JSON (``{"error", "message", "library"}``); the figures above are the sum
     #: of those that serve. Empty for a Library over one plain dist/.
     libraries: tuple[dict[str, Any], ...] = ()

@@ -46,3 +46,7 @@ class SearchResult(Result):
     semantic: bool = False
     #: Why it did not, when it was asked for and cannot run here; else "".
     note: str = ""
+    #: Over several libraries, how their answers were merged: "score" (every library
+    #: ranked by words alone, whose scores compare), "rank" (a library used meaning: the
+    #: scores are 1 / (60 + rank in its library)) or "id" (browsing); "" for one library.
+    merged_by: str = ""
