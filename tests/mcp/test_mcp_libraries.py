@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from mcp_helpers import call, error_shape, served, skills_list, tool_error
+from mcp_types import ResourceTemplateReference
 
 from skillsite.builder.pipeline import build
 
@@ -108,3 +109,25 @@ async def test_a_damaged_library_is_refused_while_the_other_serves(
         assert (await call(client, "open", ref="pdf-forms"))["ref"] == "@wiki/pdf-forms"
         uris = [str(r.uri) for r in (await client.list_resources()).resources]
         assert uris and all(uri.startswith("skill://@wiki/") for uri in uris)
+
+
+@pytest.mark.anyio
+async def test_a_template_name_completes_library_prefixes(dist: Path, ops_dist: Path) -> None:
+    template = ResourceTemplateReference(type="ref/resource", uri="skill://{name}/SKILL.md")
+    async with served([f"wiki={dist}", f"ops={ops_dist}"], "stdio") as client:
+        async def complete(value: str) -> list[str]:
+            found = await client.complete(template, {"name": "name", "value": value})
+            return list(found.completion.values)
+
+        ops = ["@ops/kafka-lag", "@ops/node-drain", "@ops/pdf-forms"]
+        assert await complete("@o") == ops
+        assert await complete("@ops/") == ops
+        assert await complete("@ops/pdf") == ["@ops/pdf-forms"]
+        assert await complete("@ops/node") == ["@ops/node-drain"]
+        wiki = await complete("@w")
+        assert len(wiki) == 19 and all(value.startswith("@wiki/") for value in wiki)
+        assert await complete("@") == sorted(ops + wiki)[:50]
+        assert await complete("pdf") == ["@ops/pdf-forms", "@wiki/pdf-forms"]
+        assert await complete("@nope/") == [] and await complete("@x") == []
+        for value in await complete("@ops/"):  # each one names its SKILL.md
+            assert (await client.read_resource(f"skill://{value}/SKILL.md")).contents
