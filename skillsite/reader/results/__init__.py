@@ -2,6 +2,8 @@
 
 These shapes are a public contract, documented in ``docs/reader.md``; the MCP server
 returns the same dictionaries. New fields may be added; a field never changes meaning.
+Every result that names a skill carries ``ref`` (what the next call takes), ``id``
+(unique in its library) and ``name`` (the bare name), in that order.
 
 Each operation's results live in their own module, loaded on first use: creating a
 dataclass costs about a millisecond here, and a cold ``open`` needs 3 of these 15.
