@@ -51,10 +51,35 @@ def default_config() -> Path:
 
 def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool) -> list[str]:
     """Build ``docs`` into ``site``; returns mkdocs' warnings. Raises :class:`SiteError`."""
-    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     from mkdocs.commands.build import build
-    from mkdocs.config import load_config
     from mkdocs.exceptions import MkDocsException
+
+    config_file = config_file or default_config()
+    records = _Collector()
+    logger = logging.getLogger("mkdocs")
+    logger.addHandler(records)
+    propagate, logger.propagate = logger.propagate, False
+    try:
+        config = site_config(docs, site, config_file)
+        build(config, dirty=dirty)
+    except (MkDocsException, OSError, ValueError, KeyError, TypeError) as error:
+        if isinstance(error, OSError) and error.errno is not None:
+            raise  # the disk or the permissions, not the configuration: the build says so
+        detail = "; ".join(records.errors[-3:]) or str(error)
+        raise SiteError(f"the catalog site failed to build with {config_file}: {detail}; "
+                        "dist/ was not changed (fix the configuration, or pass --no-site)"
+                        ) from None
+    finally:
+        logger.removeHandler(records)
+        logger.propagate = propagate
+    return records.warnings
+
+
+def site_config(docs: Path, site: Path, config_file: Path | None) -> Any:
+    """The mkdocs configuration a build of ``docs`` into ``site`` runs with (the file's,
+    with what skillsite overrides). Raises :class:`SiteError` or mkdocs' own errors."""
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    from mkdocs.config import load_config
 
     config_file = config_file or default_config()
     if not config_file.is_file():
@@ -80,24 +105,7 @@ def run_mkdocs(docs: Path, site: Path, config_file: Path | None, *, dirty: bool)
         overrides["site_name"] = name
     hooks = list(raw.get("hooks") or [])
     overrides["hooks"] = hooks + [str(h) for h in (HOOK, HEAD) if str(h) not in hooks]
-    records = _Collector()
-    logger = logging.getLogger("mkdocs")
-    logger.addHandler(records)
-    propagate, logger.propagate = logger.propagate, False
-    try:
-        config = load_config(str(config_file), **overrides)
-        build(config, dirty=dirty)
-    except (MkDocsException, OSError, ValueError, KeyError, TypeError) as error:
-        if isinstance(error, OSError) and error.errno is not None:
-            raise  # the disk or the permissions, not the configuration: the build says so
-        detail = "; ".join(records.errors[-3:]) or str(error)
-        raise SiteError(f"the catalog site failed to build with {config_file}: {detail}; "
-                        "dist/ was not changed (fix the configuration, or pass --no-site)"
-                        ) from None
-    finally:
-        logger.removeHandler(records)
-        logger.propagate = propagate
-    return records.warnings
+    return load_config(str(config_file), **overrides)
 
 
 def site_names(config_file: Path | None) -> tuple[str, str]:

@@ -50,16 +50,22 @@ class Plan:
     changed: set[str] = field(default_factory=set)   # names whose input key changed
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
     rendered: int = 0
+    kept: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = field(
+        default_factory=list)                          # the pages not rendered again
     groups: SiteGroups = field(default_factory=SiteGroups)
     served: dict[str, str] = field(default_factory=dict)  # id -> name in the index
+    #: The pages to render: (skill, its folder, file URLs, flags, context without slugs).
+    todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = field(
+        default_factory=list)
+    #: Set up of the render workers: (content store, corpus root, locations, slugs).
+    setup: tuple[Any, ...] = ()
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
-         jobs: int | None, sink: Callable[[str, str], None]) -> Plan:
-    """Decide, render and assemble every skill page, handing each rendered page to
-    ``sink(docs path, Markdown)`` as it comes (so they are never all held at once). The
-    work per skill (trust flags of a changed skill, rendering, assembling its page) runs
-    in worker processes."""
+         jobs: int | None) -> Plan:
+    """Decide which skill pages to render (``Plan.todo``: those whose page key changed)
+    and what goes on each; the trust flags of changed skills are found in worker
+    processes. Nothing is rendered yet: see :func:`render`."""
     security = security_rules()
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
@@ -70,32 +76,59 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
     fresh = [s for s in skills if s.name not in known]
     result.changed = {s.name for s in fresh}
-    todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = []
-    with _Workers(dist, root, _locations(skills), slugs, jobs, len(fresh)) as workers:
+    result.setup = (str(dist / "content"), str(root), _locations(skills), slugs)
+    with _Workers(result.setup, jobs, len(fresh)) as workers:
         flags = list(workers.map(_flags_one, fresh))
-        known.update(zip((s.name for s in fresh), flags, strict=True))
-        for skill in skills:
-            before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
-            published = published_files(skill)
-            result.published[skill.name] = published
-            all_flags = flags + problem_flags(skill, security) + name_flags(skill)
-            urls = file_urls(published)
-            context = _context(skill, result.groups, tags,
-                               PageContext(slugs, urls,
-                                           artifact_url(skill, result.served.get(skill.name, "")),
-                                           repository, commit))
-            page_key = _page_key(skill, key, all_flags, context)
-            result.keys[skill.name] = {
-                "input": key, "page": page_key,
-                "flags": [list(asdict(f).values()) for f in flags],
-                "digest": before.get("digest") if before.get("input") == key else None}
-            result.listed.append(Listed(skill, skill.level != "none"))
-            if before.get("page") != page_key:
-                todo.append((skill, skill.folder, urls, all_flags, replace(context, slugs={})))
-        for item, page in zip(todo, workers.map(_page_one, todo), strict=True):
-            sink(f"skills/{item[0].slug}/index.md", page)
-    result.rendered = len(todo)
+    known.update(zip((s.name for s in fresh), flags, strict=True))
+    for skill in skills:
+        before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
+        published = published_files(skill)
+        result.published[skill.name] = published
+        all_flags = flags + problem_flags(skill, security) + name_flags(skill)
+        urls = file_urls(published)
+        context = _context(skill, result.groups, tags,
+                           PageContext(slugs, urls,
+                                       artifact_url(skill, result.served.get(skill.name, "")),
+                                       repository, commit))
+        page_key = _page_key(skill, key, all_flags, context)
+        result.keys[skill.name] = {
+            "input": key, "page": page_key,
+            "flags": [list(asdict(f).values()) for f in flags],
+            "digest": before.get("digest") if before.get("input") == key else None}
+        result.listed.append(Listed(skill, skill.level != "none"))
+        item = (skill, skill.folder, urls, all_flags, replace(context, slugs={}))
+        if before.get("page") != page_key:
+            result.todo.append(item)
+        else:
+            result.kept.append(item)
     return result
+
+
+def render(plan: Plan, jobs: int | None, sink: Callable[[str, str], None]) -> None:
+    """Render the pages of ``plan.todo``, handing each to ``sink(docs path, Markdown)`` as
+    it comes (so they are never all held at once), in worker processes."""
+    with _Workers(plan.setup, jobs, len(plan.todo)) as workers:
+        for item, page in zip(plan.todo, workers.map(_page_one, plan.todo), strict=True):
+            sink(f"skills/{item[0].slug}/index.md", page)
+    plan.rendered = len(plan.todo)
+
+
+def stamp_pages(plan: Plan, jobs: int | None, shell: tuple[str, str, str, str]) -> None:
+    """Render the pages of ``plan.todo`` and stamp each into the shell (see
+    :mod:`~skillsite.site.stamp`), written by the worker processes straight into the
+    site: ``shell`` is (docs tree of the shell's mkdocs run, mkdocs configuration or "",
+    the shell's HTML, the site folder)."""
+    with _Workers(plan.setup, jobs, len(plan.todo), shell) as workers:
+        for _ in workers.map(_stamp_one, plan.todo):
+            pass
+    plan.rendered = len(plan.todo)
+
+
+def page_markdown(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext],
+                  setup: tuple[Any, ...]) -> str:
+    """One page's Markdown, in this process (for the pages checked against mkdocs)."""
+    _start_worker(*setup)
+    return _page_one(item)
 
 
 def _context(skill: SiteSkill, groups: SiteGroups, tags: dict[str, list[str]],
@@ -144,10 +177,10 @@ class _Workers:
     """A pool of processes that know the corpus, the content store and every skill's
     slug and location (sent once, not with each task); in-process when few tasks."""
 
-    def __init__(self, dist: Path, root: Path, locations: dict[str, str],
-                 slugs: dict[str, str], jobs: int | None, tasks: int) -> None:
+    def __init__(self, setup: tuple[Any, ...], jobs: int | None, tasks: int,
+                 shell: tuple[str, str, str, str] | None = None) -> None:
         self.count = jobs or os.cpu_count() or 1
-        self.setup = (str(dist / "content"), str(root), locations, slugs)
+        self.setup = (*setup, shell)
         self.pool: ProcessPoolExecutor | None = None
         if self.count > 1 and tasks >= PARALLEL_FROM:
             self.pool = ProcessPoolExecutor(max_workers=self.count,
@@ -175,8 +208,15 @@ _WORKER: dict[str, Any] = {}
 
 
 def _start_worker(store: str, root: str, locations: dict[str, str],
-                  slugs: dict[str, str]) -> None:
-    _WORKER.update(store=store, root=Path(root), locations=locations, slugs=slugs)
+                  slugs: dict[str, str], shell: tuple[str, str, str, str] | None = None
+                  ) -> None:
+    if shell is not None and _WORKER.get("shell") != shell:
+        from skillsite.site.stamp import load_stamper
+
+        docs, config, html, _ = shell
+        _WORKER["stamper"] = load_stamper(Path(docs), Path(config) if config else None, html)
+    _WORKER.update(store=store, root=Path(root), locations=locations, slugs=slugs,
+                   shell=shell)
 
 
 def _start_pool_worker(parent: int, *setup: Any) -> None:
@@ -199,3 +239,12 @@ def _page_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContex
         body = SECTION_SEPARATOR.join(s.text for s in store.sections(skill.name))
     parts = render_body(body, Links(folder, files, _WORKER["locations"], skill.slug))
     return skill_page(skill, parts, flags, replace(context, slugs=_WORKER["slugs"]))
+
+
+def _stamp_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]) -> None:
+    from skillsite.site.publish import utf8_text
+    from skillsite.site.writing import write_new
+
+    slug = item[0].slug
+    page = _WORKER["stamper"].stamp(utf8_text(_page_one(item)), slug)
+    write_new(Path(_WORKER["shell"][3]) / "skills" / slug / "index.html", page)

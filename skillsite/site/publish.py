@@ -53,6 +53,11 @@ class DocsWriter:
             self.written.add(path)
 
 
+def utf8_text(text: str) -> str:
+    """``text`` as its page holds it (see :func:`_utf8`)."""
+    return _utf8(text).decode("utf-8")
+
+
 def _utf8(text: str) -> bytes:
     """A page's text as UTF-8; a file name that is not UTF-8 (decoded with surrogate
     escapes) shows its bytes as ``\\xff``, since no page can hold them as they are."""
@@ -64,10 +69,10 @@ def _utf8(text: str) -> bytes:
 
 
 def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem],
-               corpus: Corpus | None = None) -> None:
+               corpus: Corpus | None = None, *, skill_pages: bool = True) -> None:
     """After the skill pages: the listing pages and assets, the settings of the mkdocs
-    runs, the hashes of the skill pages kept from the previous build, and no page that
-    is gone."""
+    runs, the hashes of the skill pages kept from the previous build (unless the docs
+    tree holds no skill page: ``skill_pages``), and no page that is gone."""
     corpus = corpus or Corpus()
     for path, text in listing_pages(plan.listed, problems, corpus).items():
         writer(path, text)
@@ -78,7 +83,7 @@ def write_docs(writer: DocsWriter, plan: Plan, problems: list[Problem],
     writer(search.MANIFEST, search.manifest([skill.slug for skill in plan.skills]))
     for asset in sorted(ASSETS.iterdir()):
         writer(f"assets/skillsite/{asset.name}", asset.read_bytes())
-    for skill in plan.skills:
+    for skill in plan.skills if skill_pages else ():
         path = f"skills/{skill.slug}/index.md"
         writer.hashes.setdefault(path, writer.known.get(path, ""))
     for path in writer.known.keys() - writer.hashes.keys():
@@ -106,6 +111,12 @@ def forget_outputs(site: Path, written: set[str], pages: set[str], plan: Plan) -
         (site / output).unlink(missing_ok=True)
     for name in ALWAYS_WRITTEN:
         (site / name).unlink(missing_ok=True)
+    remove_gone(site, pages, plan)
+
+
+def remove_gone(site: Path, pages: set[str], plan: Plan) -> None:
+    """Remove the pages of skills, tags and formats that are gone from ``site`` (the
+    previous site, hard-linked; ``pages``: every docs path of this build)."""
     slugs = {s.slug for s in plan.skills}
     skills = site / "skills"
     for folder in skills.iterdir() if skills.is_dir() else ():

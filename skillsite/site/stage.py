@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.models import PhaseClock, Problem
-from skillsite.site import discovery, pages, publish
+from skillsite.site import discovery, pages, publish, stamp
 from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import catalog_groups, load_skills
@@ -42,6 +42,7 @@ from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, sit
 from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
 from skillsite.site.source import repository_of
+from skillsite.site.stamped_site import NotStampable, build_stamped
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
 from skillsite.store.manifest import intact
@@ -51,6 +52,8 @@ CACHE = "site-cache"
 #: A clean build of at least this many skills runs mkdocs on several processes.
 SHARD_FROM = 1000
 MAX_MKDOCS_WORKERS = 4
+#: Skill pages are stamped into a shell (see stamp.py) where the configuration allows it.
+STAMP = True
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
 STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
@@ -75,10 +78,25 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
                jobs: int | None = None) -> SiteResult:
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
     previous dist/ (for incremental rendering). Raises :class:`SiteError`."""
+    config = mkdocs_config or default_config()
+    if STAMP and stamp.allowed(config):
+        try:
+            return _build_site(dist, root, problems, previous, mkdocs_config, jobs, True)
+        except NotStampable as error:
+            for left in ("site", CACHE, STAGED_SITE, STAGED_SEARCH, STAGED_STUBS):
+                shutil.rmtree(dist / left, ignore_errors=True)
+            result = _build_site(dist, root, problems, None, mkdocs_config, jobs, False)
+            result.warnings.append(f"skill pages rendered by mkdocs one by one: {error}")
+            return result
+    return _build_site(dist, root, problems, previous, mkdocs_config, jobs, False)
+
+
+def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path | None,
+                mkdocs_config: Path | None, jobs: int | None, stamping: bool) -> SiteResult:
     started = time.monotonic()
     clock = PhaseClock()
     config = mkdocs_config or default_config()
-    fingerprint = _fingerprint(config)
+    fingerprint = _fingerprint(config, stamping)
     old = _old_keys(previous, fingerprint)
     reuse = bool(old) and previous is not None
     cache = dist / CACHE
@@ -100,13 +118,17 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
                              dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
-        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, writer)
-        clock.lap("render and write pages")
+        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
+        clock.lap("plan pages")
+        if not stamping:
+            pages.render(plan, jobs, writer)
+            clock.lap("render and write pages")
         if linked_docs is not None:
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
         write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
-        publish.write_docs(writer, plan, problems, _corpus(dist, root, config))
+        publish.write_docs(writer, plan, problems, _corpus(dist, root, config),
+                           skill_pages=not stamping)
         written, hashes = writer.written, writer.hashes
         clock.lap("write listings")
         if linked is not None:
@@ -115,25 +137,42 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
         entries = side.submit(_discovery, dist / STAGED_SITE, plan, dist, False) \
-            if sharded else None
-        if reuse and hashes.keys() == old.get("docs", {}).keys():
-            warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
-                                     view_paths(hashes, written), mkdocs_config)
-            clock.lap("mkdocs (changed pages) and security policy")
+            if sharded or (stamping and not reuse) else None
+        shell = ""
+        if stamping:
+            warnings, shell = build_stamped(docs, site, dist, plan, hashes, mkdocs_config,
+                                            jobs, old.get("shell"))
+            clock.lap("mkdocs (other pages) and stamped skill pages")
         else:
-            if reuse:
-                publish.prune_docs(docs, set(hashes))
-                publish.forget_outputs(site, written, set(hashes), plan)
-            warnings = _whole_site(docs, site, mkdocs_config, workers if sharded else 1,
-                                   dirty=reuse, clock=clock)
+            warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
+                                    old.get("docs", {}), mkdocs_config,
+                                    workers if sharded else 1, reuse=reuse, clock=clock)
         _move_in_side_work(site, dist, plan, reuse, entries, search, clock)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
-    keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes}
+    keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes, "shell": shell}
     write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _mkdocs_site(docs: Path, site: Path, dist: Path, plan: pages.Plan,
+                 docs_paths: tuple[dict[str, str], set[str]], old_docs: dict[str, str],
+                 mkdocs_config: Path | None, workers: int, *, reuse: bool,
+                 clock: PhaseClock) -> list[str]:
+    """The site with every skill page rendered by mkdocs (``docs_paths``: this build's
+    docs paths with their hashes, and those written); returns mkdocs' warnings."""
+    hashes, written = docs_paths
+    if reuse and hashes.keys() == old_docs.keys():
+        warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
+                                 view_paths(hashes, written), mkdocs_config)
+        clock.lap("mkdocs (changed pages) and security policy")
+        return warnings
+    if reuse:
+        publish.prune_docs(docs, set(hashes))
+        publish.forget_outputs(site, written, set(hashes), plan)
+    return _whole_site(docs, site, mkdocs_config, workers, dirty=reuse, clock=clock)
 
 
 def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int, *,
@@ -194,12 +233,13 @@ def _root_favicon(site: Path) -> None:
         shutil.copyfile(icon, site / "favicon.ico")
 
 
-def _fingerprint(config: Path) -> str:
+def _fingerprint(config: Path, stamping: bool) -> str:
     """What makes every page different when it changes: skillsite's site code and
-    assets, mkdocs, Material and the configuration."""
+    assets, mkdocs, Material, the configuration and how skill pages are made."""
     from importlib.metadata import version
 
-    parts = [pages.PAGE_VERSION, version("mkdocs"), version("mkdocs-material"), _pagefind(),
+    parts = [pages.PAGE_VERSION, "stamped" if stamping else "mkdocs", version("mkdocs"),
+             version("mkdocs-material"), _pagefind(),
              hashlib.sha256(config.read_bytes() if config.is_file() else b"").hexdigest()]
     code = Path(__file__).parent
     for source in sorted([*code.glob("*.py"), *pages.ASSETS.iterdir()]):
@@ -253,4 +293,4 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, An
         return {}
     if not isinstance(keys.get("skills"), dict) or not isinstance(keys.get("docs"), dict):
         return {}
-    return {"skills": keys["skills"], "docs": keys["docs"]}
+    return {"skills": keys["skills"], "docs": keys["docs"], "shell": keys.get("shell")}
