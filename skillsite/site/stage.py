@@ -141,8 +141,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         shell = ""
         if stamping:
             warnings, shell = build_stamped(docs, site, dist, plan, hashes, mkdocs_config,
-                                            jobs, old.get("shell"))
-            clock.lap("mkdocs (other pages) and stamped skill pages")
+                                            jobs, old.get("shell"), clock)
         else:
             warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
                                     old.get("docs", {}), mkdocs_config,

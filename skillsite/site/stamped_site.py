@@ -19,6 +19,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from skillsite.models import PhaseClock
 from skillsite.site import pages, stamp
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.mkdocs_run import run_mkdocs
@@ -40,7 +41,7 @@ def _page(path: str) -> str:
 
 def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
                   hashes: dict[str, str], config: Path | None, jobs: int | None,
-                  old_shell: str | None) -> tuple[list[str], str]:
+                  old_shell: str | None, clock: PhaseClock) -> tuple[list[str], str]:
     """Build ``site`` (the previous site hard-linked, or nothing); returns mkdocs'
     warnings and the key of the shell. Raises :class:`NotStampable`."""
     staging = dist / STAGED_SHELL
@@ -60,7 +61,9 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
             texts[slug] = utf8_text(pages.page_markdown(item, plan.setup))
             (view / "skills" / slug).mkdir(parents=True, exist_ok=True)
             (view / "skills" / slug / "index.md").write_text(texts[slug], encoding="utf-8")
+        clock.lap("shell view and samples")
         warnings = run_mkdocs(view, output, config, dirty=False)
+        clock.lap("mkdocs (other pages)")
         canary = output / CANARY.replace("index.md", "index.html")
         apply_policy(output, policy_meta(theme_hashes(canary.read_text(encoding="utf-8"))))
         shell_file = output / "skills" / stamp.SHELL_SLUG / "index.html"
@@ -84,10 +87,12 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         remove_gone(site, set(hashes), plan)
         _sitemap(output, [s.slug for s in plan.skills])
         _move_in(output, site)
+        clock.lap("shell, samples checked, other pages moved in")
         try:
             pages.stamp_pages(plan, jobs, (str(view), str(config or ""), shell, str(site)))
         except stamp.ShellError as error:
             raise NotStampable(str(error)) from None
+        clock.lap("stamped skill pages")
         return warnings, key
     finally:
         shutil.rmtree(staging, ignore_errors=True)
