@@ -51,6 +51,13 @@ def on_page_markdown(markdown: str, page: Any, **kwargs: Any) -> str:
     return MARKED.sub(lambda m: f"\n\nskillsite{token}x{next(numbered)}x\n\n", markdown)
 
 
+def held_token(page: str) -> str | None:
+    """The token of the page's placeholders ("" when Markdown got its headings alone),
+    or None when no block of it is held."""
+    held = _held.get(page)
+    return held[0] if held is not None else None
+
+
 def on_page_content(html: str, page: Any, **kwargs: Any) -> str:
     held = _held.pop(page.file.src_uri, None)
     if held is None:

@@ -38,6 +38,10 @@ _ANCHOR = "skillsiteshelltitle"        # the id Markdown gives the placeholder's
 _SLOTS = re.compile(f"({_TITLE}|{_DESCRIPTION}|{re.escape(SHELL_SLUG)}|{_ANCHOR})")
 
 
+#: How many headings a stamper keeps converted.
+_HEADINGS = 50_000
+
+
 class ShellError(Exception):
     """The shell (or a page) cannot be stamped: mkdocs renders the pages instead."""
 
@@ -96,6 +100,8 @@ class Stamper:
         self.toc_template = env.from_string(
             '{% import "partials/language.html" as lang with context %}'
             '{% include "partials/toc.html" %}')
+        #: A heading's Markdown line -> its HTML and table of contents tokens.
+        self._headings: dict[str, tuple[str, list[dict[str, Any]]]] = {}
         self.pieces = self._cut(shell)
 
     def parts(self, text: str, slug: str) -> Parts:
@@ -112,9 +118,8 @@ class Stamper:
         canonical = urljoin(base if base.endswith("/") else base + "/", url) if base else None
         page = _Page(_File(f"{url}index.md"), meta, title, canonical)
         body = hook.on_page_markdown(body, page=page)
-        self.markdown.reset()
-        content = self.markdown.convert(body)
-        page.toc = get_toc(getattr(self.markdown, "toc_tokens", []))
+        content, tokens = self._split(body, page) or self._convert(body)
+        page.toc = get_toc(tokens)
         content = head.on_page_content(hook.on_page_content(content, page=page), page=page)
         first = next(iter(page.toc), None)
         if "<h1" not in content or first is None:
@@ -122,6 +127,40 @@ class Stamper:
         toc = self.toc_template.render(page=page, config=self.config)
         meta_html = head.on_post_page("</head>", page=page, config=self.config)
         return Parts(meta, content, toc, meta_html[:-len("</head>")], first.id)
+
+    def _convert(self, text: str) -> tuple[str, list[dict[str, Any]]]:
+        self.markdown.reset()
+        html = self.markdown.convert(text)
+        return html, getattr(self.markdown, "toc_tokens", [])
+
+    def _split(self, body: str, page: _Page) -> tuple[str, list[dict[str, Any]]] | None:
+        """The HTML and table of contents tokens of a page that the hook gave Markdown as
+        headings alone: each heading converted on its own (once: many pages share their
+        sections' headings). Markdown gives the same for the whole page when no two
+        headings have the same anchor (else: None), since an anchor changes only to
+        differ from one before it."""
+        from markdown.extensions.toc import nest_toc_tokens
+
+        if hook.held_token(page.file.src_uri) != "":
+            return None
+        html, tokens, ids = [], [], set()
+        for line in body.split("\n\n"):
+            line = line.strip("\n")
+            converted = self._headings.get(line)
+            if converted is None:
+                converted = self._convert(line + "\n")
+                if len(converted[1]) != 1 or converted[1][0]["children"]:
+                    return None
+                if len(self._headings) >= _HEADINGS:
+                    self._headings.clear()
+                self._headings[line] = converted
+            token = converted[1][0]
+            if token["id"] in ids:
+                return None
+            ids.add(token["id"])
+            html.append(converted[0])
+            tokens.append(dict(token))
+        return "\n".join(html), nest_toc_tokens(tokens)
 
     def stamp(self, text: str, slug: str) -> bytes:
         """The page mkdocs would write for the skill page ``text`` at ``skills/slug/``."""

@@ -36,6 +36,11 @@ EXTRA = {
         "---\nname: no-headings\ndescription: Only text, no heading at all. Use when "
         "testing.\n---\n\nJust a paragraph with `code` and a [link](ref.md).\n"),
     "skills/no-headings/ref.md": "# Reference\n\nA supporting file.\n",
+    "skills/odd-order/SKILL.md": (
+        "---\nname: odd-order\ndescription: Headings out of order, and one that is the "
+        "title again. Use when testing.\n---\n\n#### Fourth first\n\nx\n\n## Second\n\n"
+        "y\n\n### Third\n\n##### Fifth\n\nz\n\n## odd-order\n\nThe title again.\n\n"
+        "## Second\n\nTwice.\n"),
     "skills/BadName/SKILL.md": (
         "---\nname: BadName\ndescription: x\nowner: someone\n---\n\n# Bad\n\nBody.\n"),
 }
