@@ -277,7 +277,7 @@ def _pagefind() -> str:
         return ""
 
 
-def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, dict[str, Any]]:
+def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, Any]:
     """The previous build's keys (``skills``: name -> keys, ``docs``: docs path -> sha256),
     or nothing when they cannot be reused."""
     if previous is None or not (previous / "site").is_dir():

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin
 
 from skillsite.site import head, hook
@@ -119,7 +119,7 @@ class Stamper:
         page = _Page(_File(f"{url}index.md"), meta, title, canonical)
         body = hook.on_page_markdown(body, page=page)
         content, tokens = self._split(body, page) or self._convert(body)
-        page.toc = get_toc(tokens)
+        page.toc = get_toc(cast(Any, tokens))
         content = head.on_page_content(hook.on_page_content(content, page=page), page=page)
         first = next(iter(page.toc), None)
         if "<h1" not in content or first is None:
