@@ -270,3 +270,29 @@ def test_peer_linters_false_positives_are_not_findings(tmp_path: Path) -> None:
             "Email me@example.com about it.\n")
     write(tmp_path, {"pdf/SKILL.md": skill_md("pdf", "argument-hint: [file]\n", body=body)})
     assert found(check(tmp_path)) == []
+
+
+# -- automatic job count -----------------------------------------------------------------
+
+@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.4, 2), (0.8, 1), (1.0, 1), (6.0, 1)])
+def test_automatic_workers_are_the_idle_cores(monkeypatch: pytest.MonkeyPatch, load: float,
+                                              expected: int) -> None:
+    from skillsite.linter import checker
+
+    monkeypatch.setattr(checker.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(checker.os, "getloadavg", lambda: (load, load, load))
+    assert checker.spare_cores() == expected
+
+
+def test_a_parallel_check_gives_what_one_process_gives(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillsite.linter import checker
+
+    files = {f"s{i}/SKILL.md": skill_md(f"s{i}" if i % 3 else f"S{i}") for i in range(12)}
+    write(tmp_path, files)
+    one = checker.check([tmp_path], base=tmp_path, jobs=1)
+    monkeypatch.setattr(checker, "PARALLEL_THRESHOLD", 2)
+    monkeypatch.setattr(checker, "_CHUNK", 3)
+    two = checker.check([tmp_path], base=tmp_path, jobs=2)
+    assert one.problems and two.problems == one.problems
+    assert (two.files, two.skills, two.trust) == (one.files, one.skills, one.trust)
