@@ -12,7 +12,9 @@ Figures (see docs/performance.md):
 
   A  skills-ref ``validate()`` in-process, on every skill folder under ``skills/``
      (SKILL.md only: skills-ref reads no other format).
-  B  ``skillsite.check([skills/], jobs=1)`` in-process, the same folder.
+  B  ``skillsite.check([skills/], jobs=1)`` in-process, the same folder (no results
+     cache: every file checked). B' the same with a results cache that a first run
+     filled, nothing changed since (R'w: A CPU / B' CPU).
   C  ``skillsite.check([corpus], jobs=1)`` in-process, the whole corpus.
   R  B / A in skills per second (target >= 5x); R' the same in CPU time (user + system
      of this process), which other load on a shared machine moves far less.
@@ -26,7 +28,10 @@ Figures (see docs/performance.md):
      --format json`` process (``--agnix``: its executable), on the same folder, each with
      its default parallelism, interleaved over ``--repeat`` runs after one warm-up of each:
      median wall time and CPU time (user + system, children included) of each, and
-     skillsite / agnix (floor <= 1.5x, goal <= 1x). ``--count 0`` measures P alone.
+     skillsite / agnix (floor <= 1.5x, goal <= 1x). skillsite runs cold (``--no-cache``,
+     figure P) and warm (Pw: its results cache filled by the warm-up run, nothing changed
+     since); agnix has no cache. ``--count 0`` measures P alone. D and M run with
+     ``--no-cache``.
 """
 from __future__ import annotations
 
@@ -119,12 +124,17 @@ def bench_skills_ref(dirs: list[Path]) -> dict:
             "cpu": cpu, "failing": failing}
 
 
-def bench_skillsite(path: Path, warm_up: Path) -> dict:
+def bench_skillsite(path: Path, warm_up: Path, cache: Path | None = None) -> dict:
+    """``check([path], jobs=1)`` in-process; with ``cache``, a second run over the results
+    cache the first one (not timed) filled."""
     import skillsite
     skillsite.check([warm_up], jobs=1, base=warm_up)  # lazy imports, schema compilation
+    if cache is not None:
+        shutil.rmtree(cache, ignore_errors=True)
+        skillsite.check([path], jobs=1, base=path, cache=cache)
     gc.collect()
     start, cpu = time.perf_counter(), time.process_time()
-    result = skillsite.check([path], jobs=1, base=path)
+    result = skillsite.check([path], jobs=1, base=path, cache=cache)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     return {"skills": result.skills, "files": result.files, "seconds": seconds,
             "rate": result.skills / seconds, "cpu": cpu, "problems": len(result.problems),
@@ -152,7 +162,8 @@ def cli_command() -> list[str]:
 
 
 def run_cli(corpus: Path, jobs: int) -> float:
-    command = cli_command() + ["check", ".", "--jobs", str(jobs), "--format", "json"]
+    command = cli_command() + ["check", ".", "--jobs", str(jobs), "--format", "json",
+                               "--no-cache"]
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=corpus, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
@@ -199,11 +210,16 @@ def agnix_version(agnix: str) -> str:
                  "npm install -g agnix) or give its path with --agnix")
 
 
-def bench_peer(corpus: Path, agnix: str, repeat: int) -> dict:
-    """Whole ``skillsite check`` and ``agnix`` processes on one folder, interleaved."""
-    commands = {"skillsite": cli_command() + ["check", ".", "--format", "json"],
+def bench_peer(corpus: Path, agnix: str, repeat: int, tmp: Path) -> dict:
+    """Whole ``skillsite check`` and ``agnix`` processes on one folder, interleaved:
+    skillsite cold (``--no-cache``) and warm (its results cache filled by the warm-up
+    run; nothing changed since), agnix (it has no cache)."""
+    cache = tmp / "peer-cache"
+    commands = {"skillsite": cli_command() + ["check", ".", "--format", "json", "--no-cache"],
+                "skillsite-warm": cli_command() + ["check", ".", "--format", "json",
+                                                   "--cache-dir", str(cache)],
                 "agnix": [agnix, ".", "--format", "json"]}
-    for command in commands.values():  # warm-up: bytecode, page cache
+    for command in commands.values():  # warm-up: bytecode, page cache, the results cache
         run_timed(command, corpus)
     runs: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
     for turn in range(repeat):
@@ -218,6 +234,8 @@ def bench_peer(corpus: Path, agnix: str, repeat: int) -> dict:
                         "cpu": statistics.median(t[1] for t in timings)}
     result["ratio"] = result["skillsite"]["wall"] / result["agnix"]["wall"]
     result["cpu_ratio"] = result["skillsite"]["cpu"] / result["agnix"]["cpu"]
+    result["warm_ratio"] = result["skillsite-warm"]["wall"] / result["agnix"]["wall"]
+    result["warm_cpu_ratio"] = result["skillsite-warm"]["cpu"] / result["agnix"]["cpu"]
     return result
 
 
@@ -262,7 +280,7 @@ def machine_ceiling(repeat: int, work: int = 12_000_000) -> dict:
 def measure_rss(corpus: Path, jobs: int, tmp: Path) -> dict:
     out = tmp / f"rss-{jobs}.json"
     command = [sys.executable, "-c", _RSS_WRAPPER, str(out), "check", ".", "--jobs",
-               str(jobs), "--format", "json"]
+               str(jobs), "--format", "json", "--no-cache"]
     start = time.perf_counter()
     proc = subprocess.run(command, cwd=corpus, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True)
@@ -405,12 +423,12 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
         log(f"P: whole skillsite check vs {version} on {args.peer_corpus}, "
             f"{args.repeat} runs each")
         meter.start("P")
-        peer = bench_peer(args.peer_corpus.resolve(), args.agnix, args.repeat)
+        peer = bench_peer(args.peer_corpus.resolve(), args.agnix, args.repeat, tmp)
         meter.stop()
         rows += peer_rows(peer, version, notes)
     if args.count or args.corpus:
         corpus = make_corpus(args.corpus, args.count, args.seed, tmp, "corpus").resolve()
-        rows += run_generated(args, corpus, meter, notes)
+        rows += run_generated(args, corpus, meter, notes, tmp)
     if args.memory_count or args.memory_corpus:
         rows += run_memory(args, corpus, tmp, meter)
     else:
@@ -436,7 +454,7 @@ def run(args: argparse.Namespace, tmp: Path) -> int:
 
 
 def peer_rows(peer: dict, version: str, notes: list[str]) -> list[tuple[str, str, str, str]]:
-    ours, theirs = peer["skillsite"], peer["agnix"]
+    ours, theirs, warm = peer["skillsite"], peer["agnix"], peer["skillsite-warm"]
     notes.append(f"P corpus: skillsite {peer['counts']['skillsite']}; {version}: "
                  f"{peer['counts']['agnix']}")
     notes.append("P runs (wall s / CPU s): " + "; ".join(
@@ -452,11 +470,17 @@ def peer_rows(peer: dict, version: str, notes: list[str]) -> list[tuple[str, str
          f"<= {PEER_FLOOR:g}x", verdict(ratio <= PEER_FLOOR)
          + (" (goal <= 1x met)" if ratio <= PEER_GOAL else "")),
         ("P' CPU ratio P1 / P2 (context)", f"{peer['cpu_ratio']:.2f}x", "", ""),
+        ("Pw skillsite check, results cache warm, median wall / CPU",
+         f"{warm['wall']:.2f} s / {warm['cpu']:.2f} s", "", ""),
+        ("Pw wall ratio Pw / P2 (warm skillsite vs agnix)", f"{peer['warm_ratio']:.2f}x",
+         f"<= {PEER_FLOOR:g}x", verdict(peer["warm_ratio"] <= PEER_FLOOR)
+         + (" (goal <= 1x met)" if peer["warm_ratio"] <= PEER_GOAL else "")),
+        ("Pw' CPU ratio Pw / P2 (context)", f"{peer['warm_cpu_ratio']:.2f}x", "", ""),
     ]
 
 
 def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
-                  notes: list[str]) -> list[tuple[str, str, str, str]]:
+                  notes: list[str], tmp: Path) -> list[tuple[str, str, str, str]]:
     """Figures A-D on the generated corpus."""
     subset = corpus / SKILLS_DIR
     settle()
@@ -465,7 +489,7 @@ def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
     dirs = skill_dirs(corpus)
 
     meter.start("A/B/C")
-    runs: dict[str, list[dict]] = {"A": [], "B": [], "C": []}
+    runs: dict[str, list[dict]] = {"A": [], "B": [], "C": [], "W": []}
     for turn in range(args.inproc_repeat):
         log(f"A/B/C round {turn + 1}/{args.inproc_repeat}: skills-ref validate() on "
             f"{len(dirs)} SKILL.md folders; skillsite.check([{SKILLS_DIR}/]) and "
@@ -473,7 +497,8 @@ def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
         runs["A"].append(bench_skills_ref(dirs))
         runs["B"].append(bench_skillsite(subset, dirs[0]))
         runs["C"].append(bench_skillsite(corpus, dirs[0]))
-    ref, sub, whole = (median_run(runs[k]) for k in "ABC")
+        runs["W"].append(bench_skillsite(subset, dirs[0], cache=tmp / "inproc-cache"))
+    ref, sub, whole, cached = (median_run(runs[k]) for k in "ABCW")
     meter.stop()
     ratio = sub["rate"] / ref["rate"]
     prof = profile(subset) if args.profile else None
@@ -502,6 +527,11 @@ def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
     rows.append(("R' the same in CPU time, A CPU / B CPU (robust to other load)",
                  f"{cpu_ratio:.2f}x ({ref['cpu']:.2f} s / {sub['cpu']:.2f} s)",
                  f">= {TARGET_RATIO:g}x", verdict(cpu_ratio >= TARGET_RATIO)))
+    warm_ratio = ref["cpu"] / cached["cpu"]
+    rows.append(("B' the same as B, results cache warm (nothing changed)",
+                 f"{cached['rate']:,.0f} skills/s ({cached['skills']} in "
+                 f"{cached['seconds']:.2f} s, CPU {cached['cpu']:.2f} s)", "", ""))
+    rows.append(("R'w A CPU / B' CPU (warm cache, context)", f"{warm_ratio:.2f}x", "", ""))
     rows.append(("D1 CLI check --jobs 1, whole corpus, median wall",
                  f"{par['jobs1']:.2f} s ({whole['skills'] / par['jobs1']:,.0f} skills/s)",
                  "", ""))
@@ -524,7 +554,7 @@ def run_generated(args: argparse.Namespace, corpus: Path, meter: LoadMeter,
     notes.append("skills-ref reads SKILL.md only, so A, B and R are measured on the SKILL.md "
                  f"subset ({SKILLS_DIR}/), the same files for both.")
     inproc = "; ".join(f"{k}: " + ", ".join(f"{t:.2f}" for t in r["all"])
-                       for k, r in (("A", ref), ("B", sub), ("C", whole)))
+                       for k, r in (("A", ref), ("B", sub), ("C", whole), ("B'", cached)))
     notes.append(f"in-process runs (s, median reported): {inproc}")
     notes.append(f"skills-ref flagged {ref['failing']} of {ref['skills']} folders; skillsite "
                  f"on the subset: {sub['summary']}")

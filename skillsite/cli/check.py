@@ -63,12 +63,17 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
               help="Report only problems not in this baseline file; when it does not exist, "
                    "write it from the current problems. Matching is by rule and line "
                    "content, not line number. Example: --baseline .skillsite-baseline.json")
+@click.option("--no-cache", is_flag=True,
+              help="Check every file again, neither reading nor writing the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
+              help="Where to keep the results cache (default: $SKILLSITE_CACHE_DIR, else "
+                   "~/.cache/skillsite). Example: --cache-dir .skillsite-cache")
 def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
           config_path: Path | None, select: tuple[str, ...], profile: str | None,
           ignore: tuple[str, ...], exclude: tuple[str, ...], allow_field: tuple[str, ...],
           max_file_size: int | None,
           jobs: int, changed_since: str | None, color: bool | None,
-          baseline: Path | None) -> None:
+          baseline: Path | None, no_cache: bool, cache_dir: Path | None) -> None:
     """Validate every skill under PATHS (default: the current folder).
 
     Each file is checked against the JSON Schema for its format (schemas/) and the
@@ -85,11 +90,19 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
       skillsite check --changed-since origin/main --format github
       skillsite check --ignore unknown-field --jobs 2 skills/
       skillsite check --baseline .skillsite-baseline.json   adopt on a legacy corpus
+      skillsite check --no-cache corpus                     check every file again
+
+    Results are cached per file: a later check re-checks only the skills whose files
+    (or whose surroundings: manifests, the corpus's layout) changed since, and gives the
+    same report. The cache is keyed by skillsite's version, the whole configuration and
+    the files' content hashes; --no-cache bypasses it, --cache-dir moves it, and
+    deleting the folder clears it.
 
     Exit codes: 0 no errors, 1 errors (or warnings with --strict), 2 usage error.
     """
     from skillsite.config import check_rule_ids
     from skillsite.linter import rules as registry
+    from skillsite.linter.cachedir import default_dir
     from skillsite.linter.checker import check as run_check
     from skillsite.report import auto_format, render
 
@@ -107,7 +120,8 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
         only = changed_files(changed_since, Path.cwd())
     with Progress("checked", at_least=500) as progress:
         result = run_check(paths or (Path("."),), config=config, jobs=jobs, only=only,
-                           progress=progress.advance)
+                           progress=progress.advance, cache=None if no_cache else cache_dir
+                           or default_dir())
     if not result.files:
         warn_no_skills(paths or (Path("."),))
     recorded = None  # how many problems a new baseline took in

@@ -50,6 +50,10 @@ class FileResult:
     extracted: Any = None
     #: The skill's trust assessment (:func:`skillsite.linter.trust.assess`).
     trust: dict[str, Any] | None = None
+    #: Whether the check read files outside the document's folder besides the manifests
+    #: (its sibling skills and instruction files, a ``skill.json``'s entry script): a
+    #: cached result then depends on the whole corpus (see ``checkcache``).
+    wide: bool = False
 
 
 Extract = Callable[[Document], Any]
@@ -90,7 +94,8 @@ def check_file(source: Source, ctx: Context, base: Path,
                   else None)
         extracted = extract(doc) if extract and doc.data is not None else None
         trust = assess(doc, problems, ctx, path) if doc.data is not None else None
-        return FileResult(path, problems, record, doc.data is not None, extracted, trust)
+        wide = "surroundings" in doc.derived or doc.source.kind == "skill-json"
+        return FileResult(path, problems, record, doc.data is not None, extracted, trust, wide)
     except Exception as exc:  # one bad file never stops the corpus
         problem = make_problem(ctx, "internal-error", path, (1, 1),
                                f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
@@ -213,21 +218,31 @@ def _collect(future: Future[list[Any]], progress: Callable[[int], None]) -> list
 
 def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
           jobs: int | None = None, only: set[Path] | None = None, base: Path | None = None,
-          progress: Callable[[int], None] = lambda n: None) -> CheckResult:
+          progress: Callable[[int], None] = lambda n: None,
+          cache: Path | None = None) -> CheckResult:
     """Check every skill under ``paths``.
 
     ``only``, when given, limits per-file problems to those absolute paths (and skills
-    whose folder holds one of them); corpus-wide rules still see every skill.
+    whose folder holds one of them); corpus-wide rules still see every skill. ``cache``,
+    a folder, keeps each file's results there and reuses those whose inputs have not
+    changed (:mod:`skillsite.linter.checkcache`).
     """
     ctx = Context(config or Config())
     base = Path(os.path.abspath(base or Path.cwd()))
     flagged: list[Flagged] = []
-    sources = discover([Path(p) for p in paths], exclude=ctx.config.exclude, flagged=flagged)
+    roots = [Path(p) for p in paths]
+    sources = discover(roots, exclude=ctx.config.exclude, flagged=flagged)
     problems: list[Problem] = []
     records: list[SkillRecord] = []
     files = skills = 0
     trust: dict[str, dict[str, Any]] = {}
-    for result in check_files(sources, ctx, base, jobs, progress):
+    listed = list(sources) if cache is not None else []
+    # An empty folder costs no cache (bench/bench_startup.py).
+    results = (_cached_results(listed, roots, cache, ctx, base, jobs, progress)
+               if cache is not None and listed
+               else check_files(listed if cache is not None else sources, ctx, base, jobs,
+                                progress))
+    for result in results:
         if result is None:
             continue
         files += 1
@@ -248,8 +263,32 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
             problems += [problem] if problem else []
             files += 1
     problems += corpus_problems(records, ctx)
-    problems += manifest_problems([Path(p) for p in paths], records, ctx, base)
+    problems += manifest_problems(roots, records, ctx, base)
     return CheckResult(sorted(problems), files, skills, dict(sorted(trust.items())))
+
+
+def _cached_results(sources: list[Source], paths: list[Path], directory: Path, ctx: Context,
+                    base: Path, jobs: int | None,
+                    progress: Callable[[int], None]) -> list[FileResult | None]:
+    """Each source's result, in order: from the cache where it holds one, else checked
+    (and then kept in the cache)."""
+    from skillsite.linter.checkcache import CheckCache
+
+    cache = CheckCache(directory, paths, base, ctx.config, sources)
+    results: list[FileResult | None] = []
+    missing: list[tuple[int, Source]] = []
+    for source in sources:
+        hit, result = cache.get(source)
+        if not hit:
+            missing.append((len(results), source))
+        results.append(result)
+    progress(len(sources) - len(missing))
+    for (at, source), result in zip(missing, check_files(
+            [source for _, source in missing], ctx, base, jobs, progress), strict=True):
+        results[at] = result
+        cache.put(source, result)
+    cache.save()
+    return results
 
 
 def manifest_problems(roots: list[Path], records: list[SkillRecord], ctx: Context,
