@@ -170,6 +170,31 @@ def test_mcp_resources_by_id_and_bare_name(market: Path, tmp_path: Path) -> None
     anyio.run(run)
 
 
+def test_mcp_completes_a_template_name_to_ids(market: Path, tmp_path: Path) -> None:
+    import anyio
+    from mcp import Client
+    from mcp_types import ResourceTemplateReference
+
+    from skillsite.mcp import create_server
+
+    build(market, tmp_path / "dist")
+    template = ResourceTemplateReference(type="ref/resource", uri="skill://{name}/SKILL.md")
+
+    async def run() -> None:
+        async with Client(create_server(Library(tmp_path / "dist"))) as client:
+            async def complete(value: str) -> list[str]:
+                found = await client.complete(template, {"name": "name", "value": value})
+                return list(found.completion.values)
+
+            assert await complete("tele") == ["telegram:access", "telegram:configure"]
+            assert await complete("access") == ["discord:access", "telegram:access"]
+            assert await complete("stand") == ["standalone"]
+            for value in await complete(""):  # each one names its SKILL.md
+                assert (await client.read_resource(f"skill://{value}/SKILL.md")).contents
+
+    anyio.run(run)
+
+
 def test_two_repositories_under_one_root_and_a_byte_identical_copy(tmp_path: Path) -> None:
     root = tmp_path / "clones"
     text = skill("pdf", "Fill PDF forms. Use when a form must be filled.")

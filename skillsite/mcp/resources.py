@@ -55,42 +55,21 @@ def register_resources(server: MCPServer, library: Library, *, ttl_ms: int,
 
 
 def names_starting(library: Library, prefix: str) -> list[str]:
-    """Up to :data:`COMPLETIONS` skill names that start with ``prefix`` (A-Z when empty),
-    for a client completing the ``name`` of a template. Over several libraries a name is
-    ``@<library>/<id>``: ``@`` and the start of a library's name complete to that
-    library's skills, ``@<library>/`` and the start of an id or a name to its matching
-    skills, and a bare start to the matching skills of every library."""
-    if not prefix:
-        return list(library.names(limit=COMPLETIONS).names)
-    if "" in library.libraries:  # one plain dist/: bare names
-        return sorted(hit.name for hit in _hits(library, prefix)
-                      if hit.name.startswith(prefix))[:COMPLETIONS]
-    if not prefix.startswith("@"):
-        return _qualified(_hits(library, prefix), prefix)
-    named, slash, rest = prefix[1:].partition("/")
-    if not slash:
-        chosen = [name for name in library.libraries if name.startswith(named)]
-        return _qualified(_hits(library, "", chosen), "") if chosen else []
-    if named not in library.libraries:
-        return []
-    return _qualified(_hits(library, rest, [named]), rest)
-
-
-def _hits(library: Library, query: str, libraries: list[str] | None = None
-          ) -> tuple[Any, ...]:
-    """Search candidates for a completion (A-Z by id for an empty query), or none when
-    the query cannot be searched."""
+    """Up to :data:`COMPLETIONS` skill names A-Z that start with ``prefix``, for a client
+    completing the ``name`` of a template: the ids that start with it (``@<library>/<id>``
+    over several libraries, so ``@o`` completes to library ``ops``'s skills and
+    ``@ops/pd`` to ``@ops/pdf-forms``), and the skills whose bare name starts with it
+    (``access`` of ``telegram:access``), as far as search finds them by whole words."""
     try:
-        return library.search(query[:ECHO_CHARS], limit=50,
-                              library=libraries or "*").results
+        found = list(library.names(limit=COMPLETIONS, prefix=prefix[:ECHO_CHARS]).names)
+        if not prefix or prefix.startswith("@"):
+            return found
+        hits = library.search(prefix[:ECHO_CHARS], limit=50).results
     except ReaderError:
-        return ()
-
-
-def _qualified(hits: tuple[Any, ...], start: str) -> list[str]:
-    """``@<library>/<id>`` of the hits whose id or bare name begins with ``start``."""
-    return sorted(f"@{hit.library}/{hit.id}" for hit in hits
-                  if hit.id.startswith(start) or hit.name.startswith(start))[:COMPLETIONS]
+        return []
+    found += [f"@{hit.library}/{hit.id}" if hit.library else hit.id
+              for hit in hits if hit.name.startswith(prefix)]
+    return sorted(set(found))[:COMPLETIONS]
 
 
 def _content(library: Library, name: str, path: str) -> str | bytes:

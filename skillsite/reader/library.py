@@ -323,8 +323,10 @@ class Library:
 
         return self._run(serving.front_matter_data, name)
 
-    def names(self, cursor: str | None = None, limit: int = 100) -> results.NamePage:
-        """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``."""
+    def names(self, cursor: str | None = None, limit: int = 100,
+              prefix: str = "") -> results.NamePage:
+        """Skill names A-Z, ``limit`` (1-1000) at a time; pass back ``cursor``. With a
+        ``prefix``, only the names that start with it (``total`` counts those)."""
         from skillsite.reader import serving
 
-        return self._run(serving.names, cursor, limit)
+        return self._run(serving.names, cursor, limit, prefix)

@@ -3,16 +3,19 @@ from __future__ import annotations
 
 import json
 import os
+import sys
+from bisect import bisect_left
 from collections.abc import Sequence
 from typing import Any
 
 from skillsite.reader import results
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.session import BUDGET, NOTHING, Session, operation
-from skillsite.reader.views import clamp, cursor_after, page_start
+from skillsite.reader.views import clamp, cursor_after, page_start, text_argument
 
 #: The ``prompt`` budget when every skill is asked for (about Claude Code's listing cap).
 DEFAULT_PROMPT_CHARS = 8000
+MAX_PREFIX_CHARS = 512
 
 
 @operation("prompt", spends=NOTHING)
@@ -85,16 +88,35 @@ def front_matter_data(session: Session, name: str) -> dict[str, Any]:
 
 
 @operation("names", spends=NOTHING)
-def names(session: Session, cursor: str | None = None, limit: int = 100) -> results.NamePage:
+def names(session: Session, cursor: str | None = None, limit: int = 100,
+          prefix: str = "") -> results.NamePage:
     session.refuse_in_safe_mode("names")
     limit = clamp(limit, 1, 1000, "limit")
+    prefix = text_argument(prefix, "prefix", MAX_PREFIX_CHARS)
     mounts = session.call.mounts
     every = (mounts.all_names(session.call, lambda name: session.at(name).finder.names())
              if mounts.named else session.finder.names())
-    start = page_start(every, cursor)
-    page = every[start:start + limit]
-    more = start + limit < len(every)
-    return results.NamePage(tuple(page), len(every), cursor_after(page[-1]) if more else None)
+    first, end = _starting(every, prefix)
+    start = max(page_start(every, cursor), first)
+    page = every[start:min(start + limit, end)]
+    more = start + limit < end
+    return results.NamePage(tuple(page), end - first,
+                            cursor_after(page[-1]) if more else None)
+
+
+def _starting(names: list[str], prefix: str) -> tuple[int, int]:
+    """[first, end) of the sorted ``names`` that start with ``prefix``."""
+    first = bisect_left(names, prefix)
+    if not prefix:
+        return first, len(names)
+    if prefix[-1] != chr(sys.maxunicode):
+        # every string that starts with the prefix sorts before the prefix with its last
+        # character the next one
+        return first, bisect_left(names, prefix[:-1] + chr(ord(prefix[-1]) + 1), first)
+    end = first
+    while end < len(names) and names[end].startswith(prefix):
+        end += 1
+    return first, end
 
 
 def _catalog(session: Session) -> list[tuple[str, str, str]]:

@@ -131,6 +131,25 @@ def test_names_context_and_budgets_span_the_libraries(dist: Path, ops_dist: Path
     assert two.budget.loaded == ["@wiki/pdf-forms", "@ops/pdf-forms"]
 
 
+def test_names_that_start_with_a_prefix_page_within_it(dist: Path, ops_dist: Path) -> None:
+    two = Library({"wiki": dist, "ops": ops_dist})
+    ops = two.names(prefix="@ops/")
+    assert ops.names == ("@ops/kafka-lag", "@ops/node-drain", "@ops/pdf-forms")
+    assert (ops.total, ops.cursor) == (3, None)
+    assert two.names(prefix="@ops/pd").names == ("@ops/pdf-forms",)
+    assert two.names(prefix="@nope").names == () and two.names(prefix="@nope").total == 0
+    seen: list[str] = []
+    page = two.names(prefix="@wiki/", limit=5)
+    while True:
+        seen += page.names
+        if page.cursor is None:
+            break
+        page = two.names(page.cursor, limit=5, prefix="@wiki/")
+    assert seen == [name for name in two.names(limit=1000).names if name.startswith("@wiki/")]
+    assert len(seen) == page.total == 19
+    assert Library(dist).names(prefix="pdf").names == ("pdf-forms",)
+
+
 def test_context_gives_each_library_its_own_build_and_the_newest_above(
         dist: Path, ops_dist: Path, tmp_path: Path) -> None:
     older = Path(shutil.copytree(ops_dist, tmp_path / "older"))
