@@ -336,3 +336,25 @@ def test_check_from_a_subfolder_reports_paths_from_the_repository_root(
                                             "uriBaseId": "%SRCROOT%"}
     assert log["runs"][0]["originalUriBaseIds"] == {
         "%SRCROOT%": {"uri": in_subfolder.as_uri() + "/"}}
+
+
+def test_sarif_short_descriptions_are_whole_first_sentences_without_markup() -> None:
+    wrapped = Rule("wrapped", "warning", "document", ("skill-md",),
+                   "``allowed-tools`` names a tool Claude Code does not have (``List``,\n"
+                   "``Shell``), so the permission grants nothing. MCP tools are fine.\n\n"
+                   "More.")
+    [rule] = json.loads(render("sarif", CLEAN, rules={"wrapped": wrapped})
+                        )["runs"][0]["tool"]["driver"]["rules"]
+    assert rule["shortDescription"] == {"text": "'allowed-tools' names a tool Claude Code "
+                                        "does not have ('List', 'Shell'), so the permission "
+                                        "grants nothing."}
+    assert rule["fullDescription"] == {"text": wrapped.doc}
+
+
+def test_sarif_describes_every_registered_rule_in_a_sentence() -> None:
+    from skillsite.linter.rules import RULES
+
+    described = json.loads(render("sarif", CLEAN, rules=RULES))["runs"][0]["tool"]["driver"]
+    for rule in described["rules"]:
+        text = rule["shortDescription"]["text"]
+        assert "``" not in text and text.endswith((".", "!", "?", ")")), (rule["id"], text)

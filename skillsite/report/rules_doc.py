@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import textwrap
 
 from skillsite.linter.rules import Rule, all_rules
+from skillsite.report.plain import plain_summary
 
 _SCOPES = {"parse": "reading the file", "schema": "JSON Schema", "document": "one skill",
            "corpus": "whole corpus"}
@@ -15,9 +15,6 @@ _SCOPES = {"parse": "reading the file", "schema": "JSON Schema", "document": "on
 #: The fewest columns a wrapped summary gets beside the ID and severity; in a narrower
 #: terminal each summary goes under its rule, indented.
 MIN_SUMMARY_COLUMNS = 30
-#: ``code`` (reST) and `code` (Markdown); a literal may itself hold a backtick
-#: (``!`command```), so it ends at the last of a run of backticks.
-LITERAL = re.compile(r"``(.+?)``(?!`)|`([^`\n]+)`")
 
 
 def rules_text(width: int | None = None) -> str:
@@ -40,12 +37,6 @@ def rules_text(width: int | None = None) -> str:
                                    initial_indent="    ", subsequent_indent="    ",
                                    break_on_hyphens=False)
     return "\n".join(lines)
-
-
-def plain_summary(doc: str) -> str:
-    """A rule doc's first paragraph as one line of plain text: ``code`` as 'code'."""
-    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
-    return LITERAL.sub(lambda m: f"'{m.group(1) or m.group(2)}'", paragraph)
 
 
 def rules_json() -> str:

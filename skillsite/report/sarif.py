@@ -19,6 +19,7 @@ from urllib.parse import quote
 
 from skillsite.models import ERROR, WARNING, CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
+from skillsite.report.plain import first_sentence, plain_summary
 from skillsite.report.roots import from_root
 
 if TYPE_CHECKING:
@@ -43,8 +44,9 @@ def _level(severity: str) -> str:
 
 
 def descriptor(rule_id: str, rule: Rule | None, severity: str = ERROR) -> dict[str, Any]:
-    """A reportingDescriptor; without a ``rule``, a bare one built from the problem."""
-    summary = (rule.summary if rule else "") or rule_id
+    """A reportingDescriptor; without a ``rule``, a bare one built from the problem. Its
+    ``shortDescription`` is the first sentence of the rule's doc, without markup."""
+    summary = (first_sentence(plain_summary(rule.doc)) if rule else "") or rule_id
     doc = (rule.doc if rule else "") or summary
     return {
         "id": rule_id,
