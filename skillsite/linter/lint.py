@@ -9,22 +9,13 @@ from dataclasses import replace
 from skillsite.linter import suppress
 from skillsite.linter.markers import contains
 from skillsite.linter.pointer import resolve
+from skillsite.linter.problems import active, make_problem
 from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Elsewhere
 from skillsite.linter.schema import violations
 from skillsite.models import Document, Problem
-
-
-def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
-                 message: str, severity: str | None = None) -> Problem | None:
-    """A problem with its configured severity, or None when the rule is switched off."""
-    rule = RULES[rule_id]
-    if not active(ctx, rule):
-        return None
-    level = ctx.config.severity.get(rule_id) or severity or rule.severity
-    return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, redact(message))
 
 
 def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
@@ -119,12 +110,6 @@ def rule_plan(ctx: Context, kind: str) -> list[Rule]:
             if rule.scope == DOCUMENT and kind in rule.formats and rule.check is not None
             and active(ctx, rule)]
     return plan
-
-
-def active(ctx: Context, rule: Rule) -> bool:
-    """Whether ``rule`` runs: not ignored, and in the profile or chosen by name."""
-    return ctx.config.enabled(rule.id) and (ctx.config.chosen(rule.id)
-                                            or ctx.config.in_profile(rule.profile))
 
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

@@ -13,8 +13,6 @@ from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-import jsonschema_rs
-
 from skillsite.linter.pointer import child
 
 SCHEMA_DIR = Path(__file__).parent.parent / "schemas"
@@ -35,6 +33,8 @@ def load_schema(kind: str) -> dict[str, Any]:
 
 @cache
 def _validator(kind: str) -> Any:
+    import jsonschema_rs  # a check answered from the results cache validates nothing
+
     return jsonschema_rs.validator_for(load_schema(kind))
 
 

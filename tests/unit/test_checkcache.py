@@ -205,3 +205,30 @@ def test_the_command_caches_unless_told_not_to(tmp_path: Path,
     elsewhere = tmp_path / "elsewhere"
     moved = CliRunner().invoke(main, [*args, "--cache-dir", str(elsewhere)])
     assert moved.output == cold.output and (elsewhere / "CACHEDIR.TAG").is_file()
+
+
+def test_every_corpus_rule_is_in_the_corpus_module() -> None:
+    """A check answered from the cache imports rules.corpus alone to run the corpus rules."""
+    from skillsite.linter.rules import CORPUS, RULES
+
+    assert {r.id for r in RULES.values() if r.scope == CORPUS and r.check is not None} == {
+        "duplicate-name", "depends-on-unresolved", "depends-on-cycle"}
+    assert all(r.check.__module__ == "skillsite.linter.rules.corpus"
+               for r in RULES.values() if r.scope == CORPUS and r.check is not None)
+
+
+def test_a_warm_check_imports_no_document_rule(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    root = write(tmp_path / "corpus", {**CORPUS, "xlsx/SKILL.md": skill_md("pdf")})
+    script = ("import sys; from pathlib import Path; from skillsite.linter import checker; "
+              f"r = checker.check([Path({str(root)!r})], base=Path({str(root)!r}), jobs=1, "
+              f"cache=Path({str(tmp_path / 'cache')!r})); "
+              "print(len(r.problems), 'skillsite.linter.lint' in sys.modules, "
+              "'skillsite.linter.scan' in sys.modules)")
+    cold = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    warm = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    count = cold.stdout.split()[0]
+    assert cold.stdout.split() == [count, "True", "True"], cold.stderr
+    assert warm.stdout.split() == [count, "False", "False"], warm.stderr
