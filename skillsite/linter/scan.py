@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from functools import lru_cache
 
 from skillsite.linter.fences import Fence, fences, in_fence
 from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
@@ -174,10 +175,22 @@ _RUN_OF_48 = b"a" * 48
 _SRI = re.compile(r"sha(?:256|384|512)-$")
 
 
+@lru_cache(maxsize=16)
+def _utf8(text: str) -> bytes:
+    """The text as UTF-8 (a lone surrogate as ``?``), once for the blob scanners."""
+    return text.encode("utf-8", "replace")
+
+
+@lru_cache(maxsize=16)
+def _blob_map(text: str) -> bytes:
+    """:func:`_utf8` with each byte of a base64 or hex run as ``a``, any other a space."""
+    return _utf8(text).translate(_BLOB_CHARS)
+
+
 def encoded_blobs(text: str) -> Found:
     """Long base64 or hex runs that could hide a payload; hashes and checksums (hex of
     a digest's length), data URIs of images and integrity attributes are not payloads."""
-    if _RUN_OF_48 not in text.encode("utf-8", "replace").translate(_BLOB_CHARS):
+    if _RUN_OF_48 not in _blob_map(text):
         return  # no run of 48 blob characters: one C-speed pass settles most texts
     position = 0
     for token in text.split():
@@ -209,7 +222,7 @@ _RUN = re.compile(rb"a+")
 
 def _pieces(text: str) -> Iterator[tuple[int, str]]:
     """(offset, text) of each chain of 4 or more pieces, with its trailing separator."""
-    raw = text.encode("utf-8", "replace")
+    raw = _utf8(text)
     mapped = raw.translate(_CHAIN_CHARS)
     for chain in _CHAIN.finditer(mapped):
         start, end = chain.span()
@@ -226,7 +239,7 @@ def _pieces(text: str) -> Iterator[tuple[int, str]]:
 def split_blobs(text: str) -> Found:
     """Base64 wrapped over lines or split by spaces: the pieces joined are a blob that no
     single piece is. Prose never qualifies: its words have no digits and mixed case."""
-    if _RUN_OF_48[:8] * 2 not in text.encode("utf-8", "replace").translate(_BLOB_CHARS):
+    if _RUN_OF_48[:8] * 2 not in _blob_map(text):
         return
     for start, found in _pieces(text):
         pieces = found.split()

@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import stat
 from dataclasses import dataclass
+from functools import lru_cache
 
 from skillsite.filenames import utf8
 from skillsite.linter import skilltree
@@ -66,6 +67,9 @@ def _inside(path: str, root: str) -> bool:
 class _Walk:
     def __init__(self, folder: str, own: str, root: str) -> None:
         self.folder, self.own, self.root = folder, os.path.abspath(own), root
+        #: The own file's name when the walk met it as a regular file of the folder (not a
+        #: symlink): its real path is then the folder's real path and that name.
+        self.own_file: str | None = None
         self.folders: list[str] = []
         self.regular: list[str] = []
         self.links: list[str] = []
@@ -87,6 +91,8 @@ class _Walk:
             elif kind == skilltree.FILE:
                 if os.path.join(self.folder, rel) != self.own:
                     self.regular.append(rel)
+                else:
+                    self.own_file = rel
             else:
                 self.skipped.append(Skipped(rel, f"it is a {self._kind(rel)}, not a "
                                                  "regular file"))
@@ -107,7 +113,8 @@ class _Walk:
         # goes into a symlinked one): its real path is the folder's and its own below it.
         real_folder = os.path.realpath(self.folder)
         real = {os.path.join(real_folder, rel) for rel in self.regular}
-        real.add(os.path.realpath(self.own))
+        real.add(os.path.join(real_folder, self.own_file) if self.own_file is not None
+                 else os.path.realpath(self.own))
         files = list(self.regular)
         for rel in self.links:
             target = os.path.realpath(os.path.join(self.folder, rel))
@@ -129,13 +136,17 @@ class _Walk:
                           tuple(sorted(self.skipped, key=lambda s: s.rel)))
 
 
+@lru_cache(maxsize=64)
+def _real(root: str) -> str:
+    return os.path.realpath(root)
+
+
 def supporting_of(doc: Document) -> Supporting:
     """The supporting files of a SKILL.md's or skill.json's document, worked out once."""
     def compute() -> Supporting:
         own = os.path.abspath(doc.source.path)
         tree = doc.source.tree if doc.source.kind == "skill-md" else None
-        return supporting_files(os.path.dirname(own), own,
-                                os.path.realpath(doc.source.root), tree)
+        return supporting_files(os.path.dirname(own), own, _real(str(doc.source.root)), tree)
 
     found: Supporting = doc.memo("supporting", compute)
     return found
