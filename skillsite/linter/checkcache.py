@@ -12,6 +12,8 @@ everything they can depend on, and a later check reuses them when the key is the
   symlink and its target), since links, orphan files and the skill tree look at what
   exists; the content of plugin and marketplace manifests anywhere, and of every file
   outside all skill folders;
+- whether each path outside the corpus root that a link names exists (the check tells a
+  link to an existing file from one to nothing, but never reads it);
 - the content of the whole corpus, when the check read more than that: a skill whose
   folder holds a symlink, a ``skill.json`` (its entry script may be anywhere), a skill
   whose check read its sibling skills and instruction files (``orphan-file``).
@@ -51,7 +53,7 @@ if TYPE_CHECKING:
     from skillsite.linter.checker import FileResult
 
 FORMAT = 1
-#: Folders the check never reads, so never hashed.
+#: Folders the check never reads, so never hashed (whether one exists is recorded).
 SKIPPED = frozenset({".git"})
 MANIFESTS = frozenset({"plugin.json", "marketplace.json"})
 #: A cache file no check has written for this long is deleted.
@@ -129,10 +131,11 @@ def _scan(root: str, previous: dict[str, list[Any]], cap: int, skip: str | None)
                 tree.kinds[rel] = "o"
                 continue
             if stat.S_ISDIR(info.st_mode):
-                if entry.name in SKIPPED or entry.path == skip:
+                if entry.path == skip:
                     continue
-                tree.kinds[rel] = "d"
-                stack.append(rel)
+                tree.kinds[rel] = "d"  # a .git folder counts (it makes a collection)
+                if entry.name not in SKIPPED:
+                    stack.append(rel)
             elif stat.S_ISLNK(info.st_mode):
                 tree.kinds[rel] = "l"
                 try:
@@ -289,7 +292,8 @@ class CheckCache:
         root, key = keyed
         entry = root.entries.get(key)
         try:
-            if entry is None or entry[0] and entry[1] != root.everything:
+            if entry is None or entry[0] and entry[1] != root.everything or any(
+                    os.path.exists(path) != bool(existed) for path, existed in entry[3]):
                 return False, None
             result = _result(entry[2])
         except (TypeError, ValueError, IndexError, KeyError):
@@ -308,7 +312,9 @@ class CheckCache:
             return
         root, key = keyed
         wide = result is not None and result.wide
-        root.fresh[key] = [wide, root.everything if wide else None, _entry(result)]
+        outside = [[path, os.path.exists(path)] for path in
+                   (result.outside if result is not None else ())]
+        root.fresh[key] = [wide, root.everything if wide else None, _entry(result), outside]
         root.changed = True
 
     def save(self) -> None:

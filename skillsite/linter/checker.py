@@ -54,6 +54,9 @@ class FileResult:
     #: (its sibling skills and instruction files, a ``skill.json``'s entry script): a
     #: cached result then depends on the whole corpus (see ``checkcache``).
     wide: bool = False
+    #: Paths outside the corpus root whose existence the check looked at (links that
+    #: leave it): a cached result holds while each still exists or not as it did.
+    outside: tuple[str, ...] = ()
 
 
 Extract = Callable[[Document], Any]
@@ -95,12 +98,25 @@ def check_file(source: Source, ctx: Context, base: Path,
         extracted = extract(doc) if extract and doc.data is not None else None
         trust = assess(doc, problems, ctx, path) if doc.data is not None else None
         wide = "surroundings" in doc.derived or doc.source.kind == "skill-json"
-        return FileResult(path, problems, record, doc.data is not None, extracted, trust, wide)
+        return FileResult(path, problems, record, doc.data is not None, extracted, trust, wide,
+                          _outside_links(doc))
     except Exception as exc:  # one bad file never stops the corpus
         problem = make_problem(ctx, "internal-error", path, (1, 1),
                                f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
                                "please report this")
         return FileResult(path, [problem] if problem else [], None, False)
+
+
+def _outside_links(doc: Document) -> tuple[str, ...]:
+    """The targets of the document's links (and its bundled Markdown's) that lie outside
+    the corpus root, as far as the check worked them out."""
+    root = os.path.join(os.path.abspath(doc.source.root), "")
+    links = list(doc.derived.get("local-links") or ())
+    references = doc.derived.get("references")
+    for more in (references.links.values() if references is not None else ()):
+        links += more
+    return tuple(sorted({path for _, _, path in links
+                         if path is not None and not path.startswith(root)}))
 
 
 _worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None

@@ -232,3 +232,30 @@ def test_a_warm_check_imports_no_document_rule(tmp_path: Path) -> None:
     count = cold.stdout.split()[0]
     assert cold.stdout.split() == [count, "True", "True"], cold.stderr
     assert warm.stdout.split() == [count, "False", "False"], warm.stderr
+
+
+def test_a_new_work_tree_changes_the_collections(tmp_path: Path) -> None:
+    """A top folder holding .git is a collection of its own (names are unique per
+    collection): a .git folder is never read, but whether it exists is part of the key."""
+    files = {"a/x/SKILL.md": skill_md("x"), "b/x/SKILL.md": skill_md("x")}
+    root, cache = write(tmp_path / "corpus", files), tmp_path / "cache"
+    before = run(root, cache)
+    (root / "a/.git").mkdir()
+    (root / "b/.git").mkdir()
+    after = run(root, cache)
+    assert same(after, checker.check([root], base=root, jobs=1))
+    assert {p.rule for p in before.problems} != {p.rule for p in after.problems}
+
+
+def test_a_link_out_of_the_root_is_checked_again_when_its_target_comes_or_goes(
+        tmp_path: Path, counted: list[str]) -> None:
+    files = {**CORPUS, "pdf/SKILL.md": skill_md("pdf", body="See [x](../../outside.md).\n")}
+    root, cache = write(tmp_path / "corpus", files), tmp_path / "cache"
+    before = run(root, cache)
+    (tmp_path / "outside.md").write_text("# Outside\n")  # never read, but now it exists
+    counted.clear()
+    after = run(root, cache)
+    assert counted == ["pdf/SKILL.md"]
+    assert same(after, checker.check([root], base=root, jobs=1))
+    assert [p.message for p in before.problems if p.rule == "link-escapes-root"] != [
+        p.message for p in after.problems if p.rule == "link-escapes-root"]
