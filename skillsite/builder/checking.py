@@ -7,9 +7,10 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from skillsite.builder.cache import BuildCache
-from skillsite.builder.extract import Extracted, Payload, extract, finish
+from skillsite.builder.extract import Built, Extracted, Payload, extract, finish
 from skillsite.builder.records import Cached, dependencies_unchanged, problems_of, revalidated
 from skillsite.builder.stores import BuildStores
 from skillsite.linter.checker import check_files, corpus_problems, display_path
@@ -41,7 +42,7 @@ def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Contex
     done = checked = 0
     progress(0, 0)
     for built in check_files(check.changed(found, relisted), ctx, root, jobs,
-                             extract=_extractor(ctx), finish=finish):
+                             extract=_extractor(ctx), finish=stores.finisher()):
         check.cache.files[built.key] = built.cached
         check.cache.changed.add(built.key)
         if built.payload and not (ctx.config.exclude_invalid
@@ -197,8 +198,10 @@ def withheld(cached: Cached) -> bool:
     return any(row[2] in WITHHOLDING_RULES for row in cached.problems)
 
 
-def payloads(sources: list[Source], ctx: Context, root: Path) -> Iterator[Payload]:
-    """Read these skills again, for :meth:`BuildStores.settle`."""
+def payloads(sources: list[Source], ctx: Context, root: Path,
+             finish: Callable[[Source, Any], Built] = finish) -> Iterator[Payload]:
+    """Read these skills again, for :meth:`BuildStores.settle` (``finish``: its
+    :meth:`~BuildStores.finisher`)."""
     for built in check_files(sources, ctx, root, 1, extract=_extractor(ctx), finish=finish):
         if built.payload:
             yield built.payload

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,8 +21,8 @@ from skillsite.builder.records import (
 )
 from skillsite.builder.shapes import entry_of, index_doc, skill_folder
 from skillsite.filenames import utf8
-from skillsite.index.fields import field_texts
-from skillsite.index.ranking_record import record_of
+from skillsite.index.fields import field_terms
+from skillsite.index.ranking_record import record_of_terms
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.linter.discover import own_path
 from skillsite.linter.rules.context import Context
@@ -39,8 +40,9 @@ class Extracted:
     entry: SkillEntry | None
     deps: list[Dependency]
     fingerprint: str | None
-    #: The entry's search-index fields, tokenized here so workers share that work.
-    index_fields: dict[str, str] | None = None
+    #: The entry's search-index fields with their terms (:func:`~skillsite.index.fields.
+    #: field_terms`), tokenized here so workers share that work.
+    index_terms: dict[str, tuple[str, list[str]]] | None = None
     #: Of the file's bytes.
     sha256: str | None = None
     #: The skill's own file and supporting files, for the content store's ``files``.
@@ -72,7 +74,7 @@ def extract(doc: Document, max_file_size: int, ctx: Context | None = None) -> Ex
     watched += list(namespace.manifests) if namespace else []  # they decide the id
     deps = [(path, dependency_state(path)) for path in sorted(set(watched))]
     fingerprint = _hash(content_fingerprint(entry), files_fingerprint(files))
-    return Extracted(entry, deps, fingerprint, field_texts(index_doc(entry)), doc.sha256,
+    return Extracted(entry, deps, fingerprint, field_terms(index_doc(entry)), doc.sha256,
                      files)
 
 
@@ -105,6 +107,7 @@ class Payload:
     fingerprint: str
     content: ContentRow
     hit: HitRow
+    #: The index's fields, ready for :meth:`~skillsite.index.base.IndexWriter.add_prepared`.
     index_fields: dict[str, str]
     files: tuple[FileRow, ...] = ()
     #: What the skill's vector is made from (:mod:`skillsite.semantic.text`).
@@ -121,8 +124,11 @@ class Built:
     payload: Payload | None
 
 
-def finish(source: Source, result: FileResult | None) -> Built:
-    """The build's ``finish`` for :func:`skillsite.linter.checker.check_files` (runs in workers)."""
+def finish(source: Source, result: FileResult | None,
+           prepare: Callable[[dict[str, str]], dict[str, str]] = dict) -> Built:
+    """The build's ``finish`` for :func:`skillsite.linter.checker.check_files` (runs in
+    workers): ``prepare`` makes the index's fields (:meth:`~skillsite.index.base.Backend.
+    prepare`)."""
     try:
         stat = stat_key(source.path)
     except OSError:  # vanished, or a broken link: never valid again
@@ -155,15 +161,18 @@ def finish(source: Source, result: FileResult | None) -> Built:
             catalog_json=None if withheld else record_json(
                 catalog_entry(entry, summary, trust=result.trust)))
     payload = None
-    if entry is not None and extracted is not None and extracted.index_fields is not None \
+    if entry is not None and extracted is not None and extracted.index_terms is not None \
             and not withheld:
-        hit = hit_row(entry.key, record_of(extracted.index_fields), entry.format,
-                      entry.title, entry.description, list(entry.tags), entry.name)
+        terms = extracted.index_terms
+        hit = hit_row(entry.key, record_of_terms({field: pair[1] for field, pair in terms.items()}),
+                      entry.format, entry.title, entry.description, list(entry.tags),
+                      entry.name)
         problems = [[p.line, p.column, p.rule, p.message] for p in result.problems
                     if p.severity == ERROR]
         payload = Payload(entry.key, fingerprint or "",
                           row_of(entry, warnings, problems, summary, trust=result.trust), hit,
-                          extracted.index_fields, extracted.files,
+                          prepare({field: pair[0] for field, pair in terms.items()}),
+                          extracted.files,
                           semantic_text(entry.name, entry.title, entry.description,
                                         entry.intents,
                                         [(s.heading, s.text) for s in entry.sections]))

@@ -190,7 +190,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 clock.lap("corpus rules")
                 stores.settle(cache.included, lambda names: payloads(
                     [sources.source(key) for key, c in included.items()
-                     if c.name in names], ctx, root))
+                     if c.name in names], ctx, root, stores.finisher()))
             clock.lap("settle content and index")
             if collector is not None:
                 collector.finish(work)

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
-from skillsite.builder.extract import Payload
+from skillsite.builder.extract import Built, Payload, finish
 from skillsite.builder.vectors import VectorCollector
 from skillsite.index import BACKENDS
+from skillsite.linter.checker import FileResult
+from skillsite.models import Source
 from skillsite.store.content import ContentStore
 from skillsite.store.hits import HITS_FILE, HitStore
 
@@ -24,7 +27,7 @@ class BuildStores:
 
     def __init__(self, work: Path, backend: str, previous: dict[str, str],
                  vectors: VectorCollector | None = None) -> None:
-        engine = BACKENDS[backend]
+        engine = self.engine = BACKENDS[backend]
         self.vectors = vectors                # with the semantic extra: what to embed
         self.content = ContentStore(work / "content", write=True)
         self.hits = HitStore(work / "content" / HITS_FILE, write=True)
@@ -44,6 +47,11 @@ class BuildStores:
                 self.content.__exit__(*exc)
             finally:
                 self.hits.__exit__(*exc)
+
+    def finisher(self) -> Callable[[Source, FileResult | None], Built]:
+        """The workers' :func:`~skillsite.builder.extract.finish` for these stores: it
+        prepares the index's fields for this engine."""
+        return partial(finish, prepare=self.engine.prepare)
 
     def offer(self, payload: Payload) -> None:
         """A freshly checked skill without errors of its own; the first of a name wins."""
@@ -69,7 +77,7 @@ class BuildStores:
         self.content.put_row(payload.content)
         self.hits.put(payload.hit)
         self.content.put_files(list(payload.files))
-        self.index.add_fields(payload.name, payload.index_fields)
+        self.index.add_prepared(payload.name, payload.index_fields)
         if self.vectors is not None:
             self.vectors.put(payload.name, payload.semantic_text)
         self.held[payload.name] = payload.fingerprint

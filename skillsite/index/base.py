@@ -58,6 +58,11 @@ class IndexWriter:
         self._adds.pop(name, None)
         self._adds[name] = texts
 
+    def add_prepared(self, name: str, fields: dict[str, str]) -> None:
+        """Queue a document whose fields :meth:`Backend.prepare` made from
+        :func:`~skillsite.index.fields.field_texts` (in a build worker)."""
+        self.add_fields(name, fields)
+
     def delete(self, name: str) -> None:
         """Queue the removal of the skill called ``name``."""
         self._check_open()
@@ -161,6 +166,13 @@ class Backend:
     def open(cls, path: Path) -> IndexSearcher:
         """Open the existing index in ``path`` read-only."""
         raise NotImplementedError
+
+    @classmethod
+    def prepare(cls, texts: dict[str, str]) -> dict[str, str]:
+        """What :meth:`IndexWriter.add_prepared` takes for a document of these
+        :func:`~skillsite.index.fields.field_texts`: work a build's workers do, so that the
+        process that writes the index does less."""
+        return texts
 
 
 def prepare_new_folder(path: Path) -> None:

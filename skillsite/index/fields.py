@@ -15,7 +15,7 @@ import math
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from skillsite.index.tokens import joined
+from skillsite.index.tokens import word_terms
 
 if TYPE_CHECKING:
     from skillsite.entries import IndexDoc
@@ -77,23 +77,29 @@ RECORD_ONLY_FIELDS = ("use_when", "not_for")
 def field_texts(doc: IndexDoc) -> dict[str, str]:
     """Return the non-empty fields of ``doc`` as whitespace-joined terms: the engine fields
     (:data:`TEXT_FIELDS`) and the :data:`RECORD_ONLY_FIELDS`."""
+    return {field: text for field, (text, _) in field_terms(doc).items()}
+
+
+def field_terms(doc: IndexDoc) -> dict[str, tuple[str, list[str]]]:
+    """:func:`field_texts`, each field with its terms (its text split), tokenized once: the
+    build makes both the index's fields and the ranking record from them."""
     from skillsite.index.clauses import clauses  # the build's: a reader never needs it
 
     use_when, not_for = clauses(doc.description, doc.body)
-    texts = {
-        "name": joined(doc.name),
-        "title": joined(doc.title),
-        "description": joined(doc.description),
-        "tags": _joined_all(doc.tags),
-        "intents": _joined_all(doc.intents),
-        "applies_to": _joined_all(doc.applies_to),
-        "compatibility": joined(doc.compatibility),
-        "headings": _joined_all(doc.headings),
-        "body": joined(doc.body),
-        "use_when": joined(use_when),
-        "not_for": joined(not_for),
+    terms = {
+        "name": _terms(doc.name),
+        "title": _terms(doc.title),
+        "description": _terms(doc.description),
+        "tags": _terms_all(doc.tags),
+        "intents": _terms_all(doc.intents),
+        "applies_to": _terms_all(doc.applies_to),
+        "compatibility": _terms(doc.compatibility),
+        "headings": _terms_all(doc.headings),
+        "body": _terms(doc.body),
+        "use_when": _terms(use_when),
+        "not_for": _terms(not_for),
     }
-    return {field: text for field, text in texts.items() if text}
+    return {field: pair for field, pair in terms.items() if pair[0]}
 
 
 def engine_texts(texts: dict[str, str]) -> dict[str, str]:
@@ -153,5 +159,14 @@ def boosts() -> dict[str, float]:
             for field, signal in SIGNALS.items()}
 
 
-def _joined_all(values: Iterable[str]) -> str:
-    return " ".join(text for text in map(joined, values) if text)
+def _terms(text: str) -> tuple[str, list[str]]:
+    """(The terms of ``text`` joined by spaces, the terms.)"""
+    if not text:
+        return "", []
+    terms = list(filter(None, word_terms(text)))  # a dropped word maps to ""
+    return " ".join(terms), terms
+
+
+def _terms_all(values: Iterable[str]) -> tuple[str, list[str]]:
+    """:func:`_terms` of every value: no word spans two values."""
+    return _terms(" ".join(values))

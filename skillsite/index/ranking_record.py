@@ -18,6 +18,7 @@ only, see :mod:`skillsite.index.tokens`), and so is whether it holds a phrase.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from skillsite.index.fields import field_texts
@@ -37,16 +38,23 @@ MAX_DIGITS = 9
 
 def record_of(texts: dict[str, str]) -> str:
     """The record of a skill's index fields (:func:`skillsite.index.fields.field_texts`)."""
-    lines = [_padded(texts.get(field, "").split()) for field in FIELDS]
-    lexical = Counter(texts.get("description", "").split())
-    lexical.update(texts.get("headings", "").split())
-    lexical.update(texts.get("body", "").split())
-    lines.append(_padded([f"{term}:{count}" for term, count in lexical.items()]))
+    return record_of_terms({field: text.split() for field, text in texts.items()})
+
+
+def record_of_terms(terms: Mapping[str, list[str]]) -> str:
+    """:func:`record_of` from each field's terms (its text split, as
+    :func:`skillsite.index.fields.field_terms` gives them)."""
+    lines = [_padded(terms.get(field, ())) for field in FIELDS]
+    lexical = Counter(terms.get("description", ()))
+    lexical.update(terms.get("headings", ()))
+    lexical.update(terms.get("body", ()))
+    lines.append(_padded(list(map(":".join, zip(lexical, map(str, lexical.values()),
+                                                     strict=True)))))
     lines.append(str(lexical.total()))
     return "\n".join(lines)
 
 
-def _padded(words: list[str]) -> str:
+def _padded(words: Sequence[str]) -> str:
     return f" {' '.join(words)} " if words else " "
 
 

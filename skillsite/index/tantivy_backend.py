@@ -96,6 +96,9 @@ class TantivyWriter(IndexWriter):
         return self._writer
 
     def add_fields(self, name: str, texts: dict[str, str]) -> None:
+        self.add_prepared(name, TantivyBackend.prepare(texts))
+
+    def add_prepared(self, name: str, fields: dict[str, str]) -> None:
         import tantivy
 
         self._check_open()
@@ -106,7 +109,7 @@ class TantivyWriter(IndexWriter):
         if self._slots is None:
             self._slots = read_names(self.path / NAMES_FILE)
             self._slots_written = len(self._slots)
-        document = tantivy.Document(**padded_texts(engine_texts(texts)), **{KEY_FIELD: name})
+        document = tantivy.Document(**fields, **{KEY_FIELD: name})
         document.add_unsigned(SLOT_FIELD, len(self._slots))
         self._slots.append(name)
         writer.add_document(document)
@@ -308,6 +311,11 @@ class TantivyBackend(Backend):
     @classmethod
     def update(cls, path: Path) -> IndexWriter:
         return TantivyWriter(path, _open_index(path), replace=True)
+
+    @classmethod
+    def prepare(cls, texts: dict[str, str]) -> dict[str, str]:
+        """The engine's fields, presence fields padded (:mod:`skillsite.index.presence`)."""
+        return padded_texts(engine_texts(texts))
 
     @classmethod
     def open(cls, path: Path) -> IndexSearcher:

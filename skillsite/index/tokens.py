@@ -96,12 +96,19 @@ def joined(text: str) -> str:
     """
     if not text:
         return ""
+    return " ".join(word_terms(text)).strip()
+
+
+def word_terms(text: str) -> list[str]:
+    """The term of every word of ``text`` in order, ``""`` for a dropped word:
+    :func:`joined` is these joined by spaces and stripped, and :func:`tokenize` these
+    without the empty ones."""
     lowered = text.lower()
     if lowered.isascii():
         words = lowered.translate(_ASCII_SEPARATORS).split()
     else:
         words = _WORD.findall(lowered)
-    return " ".join(map(_TERMS.__getitem__, words)).strip()
+    return list(map(_TERMS.__getitem__, words))
 
 
 def partial_term(text: str) -> str | None:
