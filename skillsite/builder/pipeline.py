@@ -33,6 +33,7 @@ from skillsite.builder.checking import (
     check_changed,
     included_skills,
     payloads,
+    problem_order,
 )
 from skillsite.builder.dist import (
     BuildLock,
@@ -273,7 +274,8 @@ def _corpus(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Con
     included = included_skills(cache, errored if ctx.config.exclude_invalid else set())
     groups = groups_of(included, root, ctx)
     groups.origins, groups.repositories, git_problems = origins(included, root, ctx)
-    return sorted(problems + groups.problems + git_problems), included, groups
+    return (sorted(problems + groups.problems + git_problems, key=problem_order), included,
+            groups)
 
 def _vector_collector(semantic: SemanticSetup, out: Path,
                       previous: bool) -> tuple[VectorCollector | None, bool]:
@@ -302,8 +304,8 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
                     old: BuildCache | None, config_key: str, groups: Groups) -> Counter[str]:
     """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
     changed) and the build cache; returns the included skills per format."""
-    write_catalog([with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
-                   for key, c in included.items() if c.catalog_json], work / "catalog.json",
+    write_catalog((with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
+                   for key, c in included.items() if c.catalog_json), work / "catalog.json",
                   plugins=groups.plugins, collections=groups.collections)
     write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
                  {name: origin for key, origin in groups.origins.items()

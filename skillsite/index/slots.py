@@ -44,6 +44,37 @@ def write_names(path: Path, names: list[str]) -> None:
     os.replace(partial, path)
 
 
+def append_names(path: Path, names: list[str]) -> None:
+    """Write the names of the file at ``path`` followed by ``names`` to ``path`` as a new
+    file (see :func:`write_names`), without decoding the names already there."""
+    table = NameTable(path)
+    try:
+        before, count = bytes(table._map[table._start:]), table.count
+        offsets = array("I", table._offsets)  # in this machine's byte order
+    finally:
+        table.close()
+    encoded = [name.encode("utf-8") for name in names]
+    for name in encoded:
+        offsets.append(offsets[-1] + len(name))
+    if sys.byteorder == "big":
+        offsets.byteswap()
+    partial = path.with_suffix(".tmp")
+    with open(partial, "wb") as out:
+        out.write(_HEAD.pack(MAGIC, count + len(names)))
+        out.write(offsets.tobytes())
+        out.write(before)
+        out.write(b"".join(encoded))
+    os.replace(partial, path)
+
+
+def slot_count(path: Path) -> int:
+    """How many names the file at ``path`` holds."""
+    table = NameTable(path)
+    table.close()
+    count: int = table.count
+    return count
+
+
 def read_names(path: Path) -> list[str]:
     """Every name of the file at ``path``, by slot (for a writer that appends to it)."""
     table = NameTable(path)

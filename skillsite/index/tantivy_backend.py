@@ -34,7 +34,14 @@ from skillsite.index.fields import (
 )
 from skillsite.index.fuzzy import FUZZY_BOOST, FUZZY_FIELDS, FUZZY_MIN_CHARS, typed_stems
 from skillsite.index.presence import padded_texts, presence_query
-from skillsite.index.slots import NAMES_FILE, SLOT_FIELD, NameTable, read_names, write_names
+from skillsite.index.slots import (
+    NAMES_FILE,
+    SLOT_FIELD,
+    NameTable,
+    append_names,
+    slot_count,
+    write_names,
+)
 from skillsite.index.tokens import partial_term, query_terms
 
 if TYPE_CHECKING:
@@ -85,9 +92,10 @@ class TantivyWriter(IndexWriter):
         if replace and not (path / NAMES_FILE).is_file():
             raise SearchIndexError(f"{path} has no {NAMES_FILE} (damaged): build again "
                                    "with --clean")
-        # Names by slot, appended to; an update reads the file at its first add.
-        self._slots: list[str] | None = None if replace else []
-        self._slots_written = -1
+        # The names of the slots this writer adds, after the file's (an update counts
+        # those at its first add; None until then).
+        self._base: int | None = None if replace else 0
+        self._added_names: list[str] = []
 
     def _engine(self) -> tantivy.IndexWriter:
         if self._writer is None:
@@ -106,12 +114,11 @@ class TantivyWriter(IndexWriter):
         if self._replace or name in self._added:  # the last add of a name wins
             writer.delete_documents_by_term(KEY_FIELD, name)
         self._added.add(name)
-        if self._slots is None:
-            self._slots = read_names(self.path / NAMES_FILE)
-            self._slots_written = len(self._slots)
+        if self._base is None:
+            self._base = slot_count(self.path / NAMES_FILE)
         document = tantivy.Document(**fields, **{KEY_FIELD: name})
-        document.add_unsigned(SLOT_FIELD, len(self._slots))
-        self._slots.append(name)
+        document.add_unsigned(SLOT_FIELD, self._base + len(self._added_names))
+        self._added_names.append(name)
         writer.add_document(document)
 
     def delete(self, name: str) -> None:
@@ -126,8 +133,10 @@ class TantivyWriter(IndexWriter):
         writer.commit()
         writer.garbage_collect_files()
         writer.wait_merging_threads()
-        if self._slots is not None and len(self._slots) != self._slots_written:
-            write_names(self.path / NAMES_FILE, self._slots)  # unchanged: the link stays
+        if not self._replace:
+            write_names(self.path / NAMES_FILE, self._added_names)
+        elif self._added_names:  # unchanged: the link stays
+            append_names(self.path / NAMES_FILE, self._added_names)
 
     def discard(self) -> None:
         self._done = True

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -54,11 +55,33 @@ def render_catalog(records: Iterable[str], *, plugins: list[dict[str, Any]] | No
     """The catalog file's bytes from records already in :func:`record_json` form and in
     path order: joined, not re-encoded, which matters at 100k skills. ``plugins`` and
     ``collections`` are the groups (see :mod:`skillsite.store.groups`)."""
-    head = f'{{"version":{CATALOG_VERSION},"skills":['
-    tail = (f'],"plugins":{record_json(plugins or [])},'
-            f'"collections":{record_json(collections or [])}}}')
+    head, tail = _around_records(plugins, collections)
     return (head + ",".join(records) + tail).encode("utf-8")
 
 
-def write_catalog(records: Iterable[str], path: Path, **groups: Any) -> None:
-    path.write_bytes(render_catalog(records, **groups))
+def _around_records(plugins: list[dict[str, Any]] | None,
+                    collections: list[dict[str, Any]] | None) -> tuple[str, str]:
+    """What the catalog file holds before its records and after them."""
+    return (f'{{"version":{CATALOG_VERSION},"skills":[',
+            f'],"plugins":{record_json(plugins or [])},'
+            f'"collections":{record_json(collections or [])}}}')
+
+
+#: Records joined and encoded at a time when the catalog file is written.
+WRITE_BATCH = 4096
+
+
+def write_catalog(records: Iterable[str], path: Path, *,
+                  plugins: list[dict[str, Any]] | None = None,
+                  collections: list[dict[str, Any]] | None = None) -> None:
+    """Write :func:`render_catalog`'s bytes a batch of records at a time: at 100k skills,
+    the whole file as one string and again as bytes was the build's peak of memory."""
+    head, tail = _around_records(plugins, collections)
+    records = iter(records)
+    with path.open("wb") as out:
+        out.write(head.encode("utf-8"))
+        separator = ""
+        while batch := list(islice(records, WRITE_BATCH)):
+            out.write((separator + ",".join(batch)).encode("utf-8"))
+            separator = ","
+        out.write(tail.encode("utf-8"))
