@@ -27,6 +27,7 @@ from skillsite.linter.checker import FileResult, display_path
 from skillsite.linter.discover import own_path
 from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, SkillEntry, Source
+from skillsite.semantic.model import Model
 from skillsite.semantic.text import semantic_text
 from skillsite.store.catalog import catalog_entry, record_json
 from skillsite.store.content import ContentRow, FileRow, row_of
@@ -110,8 +111,9 @@ class Payload:
     #: The index's fields, ready for :meth:`~skillsite.index.base.IndexWriter.add_prepared`.
     index_fields: dict[str, str]
     files: tuple[FileRow, ...] = ()
-    #: What the skill's vector is made from (:mod:`skillsite.semantic.text`).
-    semantic_text: str = ""
+    #: What the skill's vector is made from (:mod:`skillsite.semantic.text`), or, when the
+    #: worker had the model, its token ids (:meth:`~skillsite.semantic.model.Model.token_ids`).
+    semantic_text: str | bytes = ""
 
 
 @dataclass(frozen=True)
@@ -125,10 +127,11 @@ class Built:
 
 
 def finish(source: Source, result: FileResult | None,
-           prepare: Callable[[dict[str, str]], dict[str, str]] = dict) -> Built:
+           prepare: Callable[[dict[str, str]], dict[str, str]] = dict,
+           model: Model | None = None) -> Built:
     """The build's ``finish`` for :func:`skillsite.linter.checker.check_files` (runs in
     workers): ``prepare`` makes the index's fields (:meth:`~skillsite.index.base.Backend.
-    prepare`)."""
+    prepare`), and with the embedding ``model`` the semantic text is tokenized here."""
     try:
         stat = stat_key(source.path)
     except OSError:  # vanished, or a broken link: never valid again
@@ -169,13 +172,12 @@ def finish(source: Source, result: FileResult | None,
                       entry.name)
         problems = [[p.line, p.column, p.rule, p.message] for p in result.problems
                     if p.severity == ERROR]
+        text = semantic_text(entry.name, entry.title, entry.description, entry.intents,
+                             [(s.heading, s.text) for s in entry.sections])
         payload = Payload(entry.key, fingerprint or "",
                           row_of(entry, warnings, problems, summary, trust=result.trust), hit,
                           prepare({field: pair[0] for field, pair in terms.items()}),
-                          extracted.files,
-                          semantic_text(entry.name, entry.title, entry.description,
-                                        entry.intents,
-                                        [(s.heading, s.text) for s in entry.sections]))
+                          extracted.files, text if model is None else model.token_ids(text))
     return Built(key, cached, payload)
 
 

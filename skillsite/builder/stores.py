@@ -50,8 +50,10 @@ class BuildStores:
 
     def finisher(self) -> Callable[[Source, FileResult | None], Built]:
         """The workers' :func:`~skillsite.builder.extract.finish` for these stores: it
-        prepares the index's fields for this engine."""
-        return partial(finish, prepare=self.engine.prepare)
+        prepares the index's fields for this engine and, with vectors, tokenizes the
+        semantic text."""
+        return partial(finish, prepare=self.engine.prepare,
+                       model=self.vectors.model if self.vectors is not None else None)
 
     def offer(self, payload: Payload) -> None:
         """A freshly checked skill without errors of its own; the first of a name wins."""

@@ -67,11 +67,12 @@ class VectorCollector:
     model: Model
     previous: Vectors | None = None
     gone: set[str] = field(default_factory=set)
-    texts: dict[str, str] = field(default_factory=dict)
+    #: What to embed, by name: the text, or its token ids (packed) when a worker made them.
+    texts: dict[str, str | bytes] = field(default_factory=dict)
     #: CPU seconds spent embedding (the build's timings report it).
     cpu: float = 0.0
 
-    def put(self, name: str, text: str) -> None:
+    def put(self, name: str, text: str | bytes) -> None:
         self.gone.add(name)
         self.texts[name] = text
 
@@ -102,7 +103,10 @@ class VectorCollector:
         names = sorted(self.texts)
         for start in range(0, len(names), BATCH):
             chunk = names[start:start + BATCH]
-            parts.append(quantized(self.model.embed([self.texts[n] for n in chunk])))
+            tokens = self.model.tokens
+            parts.append(quantized(self.model.embed_ids(
+                [text if isinstance(text, bytes) else tokens.encode(text)
+                 for text in (self.texts[n] for n in chunk)])))
         dims = self.model.dims
         rows = (np.concatenate([p[0] for p in parts]) if parts
                 else np.zeros((0, dims), dtype=np.int8))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -48,11 +50,22 @@ class Model:
     def embed(self, texts: list[str]) -> np.ndarray:
         """Unit vectors (float32, one row per text); a text without a known token gets
         a zero row, which is close to nothing."""
+        return self.embed_ids([self.tokens.encode(text) for text in texts])
+
+    def token_ids(self, text: str) -> bytes:
+        """The ids of ``text``'s tokens, packed (what a build worker sends for
+        :meth:`embed_ids`, so that the build process does not tokenize)."""
+        return array("I", self.tokens.encode(text)).tobytes()
+
+    def embed_ids(self, texts: Sequence[Sequence[int] | bytes]) -> np.ndarray:
+        """:meth:`embed` of texts already tokenized: each the ids of its tokens, or those
+        ids packed by :meth:`token_ids`."""
         import numpy as np
 
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
-        for row, text in enumerate(texts):
-            ids = self.tokens.encode(text)
+        for row, ids in enumerate(texts):
+            if isinstance(ids, bytes):
+                ids = array("I", ids)
             if not ids:
                 continue
             picked = np.asarray(ids, dtype=np.int64)
