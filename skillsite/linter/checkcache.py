@@ -29,7 +29,9 @@ inode stay the same, unless the file was modified too recently to trust them (se
 which is all the check reads of it. Nothing is followed through a symlink: a symlink is
 recorded by its target. The cache is one JSON file per corpus root, working folder and run,
 written atomically; one that cannot be read, or is damaged, is ignored and rebuilt. Each
-configuration has its own file, and a file unused for 30 days is deleted.
+configuration has its own file, and a file unused for 30 days is deleted. Each file is
+signed (HMAC-SHA256) with a key kept in the user's own cache folder, never in
+``--cache-dir``: a cache file planted in a repository does not verify and is ignored.
 """
 from __future__ import annotations
 
@@ -236,6 +238,9 @@ class CheckCache:
         self.directory = directory
         self.roots: dict[str, _Root] = {}
         self._absolute: dict[Path, str] = {}
+        self._key_of_user = _secret()
+        if self._key_of_user is None:
+            return  # no way to sign: no cache (every file is checked)
         run = _digest(code_fingerprint(), repr(config), str(base))
         folders: dict[str, set[str]] = {}
         for source in sources:
@@ -252,7 +257,7 @@ class CheckCache:
               skill_folders: set[str]) -> _Root:
         run_key = _digest(run, os.path.realpath(root))
         path = self.directory / "check" / f"{_digest(root, str(base), run_key)}.json"
-        stored = _load(path)
+        stored = _load(path, self._key_of_user or b"")
         same_run = stored.get("run") == run_key
         previous = stored.get("files", {}) if isinstance(stored.get("files"), dict) else {}
         skip = os.path.abspath(self.directory)
@@ -322,6 +327,8 @@ class CheckCache:
         that cannot be written is left as it was."""
         import json
 
+        if self._key_of_user is None or not self.roots:
+            return
         try:
             _prepare(self.directory)
         except OSError:
@@ -336,20 +343,53 @@ class CheckCache:
             data = {"format": FORMAT, "run": root.run_key,
                     "files": root.tree.signatures, "entries": root.fresh}
             try:
-                _write(root.path, json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+                payload = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+                _write(root.path, f"{_signature(self._key_of_user, payload)}\n{payload}")
             except (OSError, ValueError):
                 continue
 
 
-def _load(path: Path) -> dict[str, Any]:
+def _signature(key: bytes, payload: str) -> str:
+    import hmac
+
+    return hmac.new(key, payload.encode("utf-8", "surrogatepass"), "sha256").hexdigest()
+
+
+def _load(path: Path, key: bytes) -> dict[str, Any]:
+    """The cache file's data; {} when it is missing, damaged or not signed with ``key``."""
+    import hmac
     import json
 
     try:
         with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+            signature, _, payload = handle.read().partition("\n")
+        if not hmac.compare_digest(signature, _signature(key, payload)):
+            return {}  # written with another key, or by someone else
+        data = json.loads(payload)
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) and data.get("format") == FORMAT else {}
+
+
+def _secret() -> bytes | None:
+    """This user's key for signing cache files, made on first use. It lives in the
+    user's own cache folder whatever ``--cache-dir`` says, so that a cache file planted
+    in a repository (by a pull request, to hide a skill's problems) does not verify."""
+    home = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    path = Path(home) / "skillsite" / "check.key"
+    try:
+        key = path.read_text(encoding="ascii").strip()
+        if len(key) >= 64:
+            return key.encode("ascii")
+    except (OSError, ValueError):
+        pass
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        key = os.urandom(32).hex()
+        _write(path, key + "\n")  # two runs at once: the last key wins, the other's
+        return key.encode("ascii")  # cache file fails to verify once and is rebuilt
+    except OSError:
+        return None
 
 
 def _forget_old(folder: Path) -> None:

@@ -128,28 +128,69 @@ def test_another_configuration_is_another_cache(tmp_path: Path, counted: list[st
     assert counted == []
 
 
-@pytest.mark.parametrize("damage", [b"", b"{", b"[]", b'{"format": 1, "entries": 3}',
-                                    b'{"format": 1, "files": {"pdf/SKILL.md": [1]}}',
-                                    b"\xff\xfe garbage"])
-def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: bytes) -> None:
+def signed(payload: str) -> str:
+    """A cache file's text: ``payload`` signed with this user's key, as the check signs it."""
+    from skillsite.linter import checkcache
+
+    key = checkcache._secret()
+    assert key is not None
+    return f"{checkcache._signature(key, payload)}\n{payload}"
+
+
+def payload_of(stored: Path) -> Any:
+    return json.loads(stored.read_text(encoding="utf-8").partition("\n")[2])
+
+
+@pytest.mark.parametrize("damage", ["", "{", "[]", '{"format": 1, "entries": 3}',
+                                    '{"format": 1, "files": {"pdf/SKILL.md": [1]}}',
+                                    '{"format": 1, "files": {"pdf/SKILL.md": [1, 2, 3, 4, 5]}}',
+                                    "\udcff garbage"])
+@pytest.mark.parametrize("sign", [False, True])
+def test_a_damaged_cache_is_ignored_and_rebuilt(tmp_path: Path, damage: str,
+                                                sign: bool) -> None:
     root, cache = write(tmp_path / "corpus", CORPUS), tmp_path / "cache"
     fresh = run(root, cache)
     (stored,) = (cache / "check").iterdir()
-    stored.write_bytes(damage)
+    stored.write_text(signed(damage) if sign else damage, encoding="utf-8",
+                      errors="surrogateescape")
     assert same(run(root, cache), fresh)
-    assert json.loads(stored.read_text())["format"] == 1  # written again, whole
+    assert payload_of(stored)["format"] == 1  # written again, whole
 
 
 def test_damaged_entries_are_checked_again(tmp_path: Path, counted: list[str]) -> None:
     root, cache = write(tmp_path / "corpus", CORPUS), tmp_path / "cache"
     fresh = run(root, cache)
     (stored,) = (cache / "check").iterdir()
-    data = json.loads(stored.read_text())
-    data["entries"] = {key: [False, None, ["x", [["too", "short"]]]] for key in data["entries"]}
-    stored.write_text(json.dumps(data))
+    data = payload_of(stored)
+    data["entries"] = {key: [False, None, ["x", [["too", "short"]]], []]
+                       for key in data["entries"]}
+    stored.write_text(signed(json.dumps(data)), encoding="utf-8")
     counted.clear()
     assert same(run(root, cache), fresh)
     assert len(counted) == 6
+
+
+def test_a_cache_file_signed_by_someone_else_is_ignored(tmp_path: Path,
+                                                        counted: list[str]) -> None:
+    """A cache file planted in a repository, claiming a skill has no problem, is not
+    believed: it is not signed with this user's key."""
+    root, cache = write(tmp_path / "corpus", CORPUS), tmp_path / "cache"
+    fresh = run(root, cache)
+    (stored,) = (cache / "check").iterdir()
+    signature, _, text = stored.read_text(encoding="utf-8").partition("\n")
+    data = json.loads(text)
+    for entry in data["entries"].values():
+        if entry[2] is not None:
+            entry[2][1] = []  # no problems
+    forged = json.dumps(data)
+    stored.write_text(f"{signature}\n{forged}", encoding="utf-8")
+    counted.clear()
+    assert same(run(root, cache), fresh)
+    assert len(counted) == 6
+    stored.write_text(signed(forged), encoding="utf-8")  # the user's own key: believed
+    counted.clear()
+    run(root, cache)
+    assert counted == []
 
 
 def test_symlinks_are_recorded_not_followed(tmp_path: Path, counted: list[str]) -> None:
