@@ -34,9 +34,16 @@ TAKEN = [
     "metadata:\n    deep: four spaces\n    other: 1\n",
     "name: x\nhuge: " + "9" * 5000 + "\n",  # too many digits: too-complex, as the parser says
     "metadata:\n  on: off\n  on: 2\nmetadata:\n  x: y\n",
+    "name: x\nrequires:\n  mcp: [rube]\n",
+    "tags: [a, b, c]\n",
+    "tags: [yes, 1.5, ~, 010, 2024-01-01, é, C++, a-b, x.y, a/b]\n",
+    "metadata:\n  tags: [one]\n  other: [two, three]\nlist: [x]\n",
 ]
 FALLS_BACK = [
-    "name: [a, b]\n", "tools:\n  - Read\n", "description: |\n  text\n",
+    "name: [a, [b]]\n", "name: []\n", "name: [a,b]\n", "name: [a,  b]\n", "name: [ a]\n",
+    "name: [a ]\n", "name: [a, ]\n", "name: [a:b]\n", "name: ['a']\n", "name: [a #b]\n",
+    "name: [-a]\n", "name: [a]x\n", "name: [a, b c]\n", "name: [{a: b}]\n",
+    "name: [" + ", ".join(["w"] * 65) + "]\n", "tools:\n  - Read\n", "description: |\n  text\n",
     "description: a: b\n", "description: a # comment\n", "name: x \n", "name:\n",
     "metadata:\nname: x\n", "metadata:\n  a:\n", "metadata:\n  a: 1\n   b: 2\n",
     "name: x\n  continued\n", "name: \"esc\\\"aped\"\n", "name: 'it''s'\n", "name: \"a\" # c\n",
@@ -63,7 +70,9 @@ def test_anything_else_is_left_to_the_parser(text: str) -> None:
 _PIECES = ["name", "on", "metadata", "x_y", "a-b", "K"]
 _VALUES = ["pdf", "yes", "1.5", "010", "0x1F", "~", "null", "true", "2024-01-01", "1:30",
            "'q'", "\"d q\"", "\"a: b\"", "a b  c", "it's", "x # y", "x: y", "x:", "-1", "[a]",
-           "é", "\"\"", "''", "=", "<<", ".inf", "NaN", "a\\b", "\"a\\b\"", " lead", "C#"]
+           "é", "\"\"", "''", "=", "<<", ".inf", "NaN", "a\\b", "\"a\\b\"", " lead", "C#",
+           "[a]", "[a, b]", "[yes, no]", "[1, 2.5]", "[a,b]", "[]", "[a, [b]]", "[~]", "[é]",
+           "[a:b]", "[x, 'y']", "[-1]", "[a, ]"]
 
 
 def test_random_front_matter_agrees_wherever_the_fast_path_is_taken(

@@ -1,13 +1,14 @@
 """The plainest front matter, read without the YAML parser.
 
 Most front matter is a mapping of keys to one-line values, with at most one level of
-nested mapping (``metadata:``). For such text this module gives what ``yaml.compose``
-would (the same keys, values, tags, styles and positions, as plain tuples that
-``yamlmap`` walks without node objects), several times faster than starting a parser
-per file. Anything it is not sure about (a list, a block or
-multi-line scalar, an escape, a tab, a ``: `` or `` #`` inside a plain value, a comment
-after a value, an unusual character) makes it return None, and the YAML parser reads the
-text as before; so it never decides what is valid YAML, it only recognizes a subset that
+nested mapping (``metadata:``), some with a one-line list of words (``mcp: [rube]``).
+For such text this module gives what ``yaml.compose`` would (the same keys, values,
+tags, styles and positions, as plain tuples that ``yamlmap`` walks without node
+objects), several times faster than starting a parser per file. Anything it is not sure
+about (a block list, a block or multi-line scalar, an escape, a tab, a ``: `` or `` #``
+inside a plain value, a flow list of anything but plain words, a comment after a value,
+an unusual character) makes it return None, and the YAML parser reads the text as
+before; so it never decides what is valid YAML, it only recognizes a subset that
 certainly is. ``tests/unit/test_yamlfast.py`` compares both on every shape it takes.
 """
 from __future__ import annotations
@@ -34,8 +35,17 @@ _PLAIN_TEXT = None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_res
 
 #: A scalar: its text, style (None when plain, else the quote), tag, 0-based line, column.
 Scalar = tuple[str, "str | None", str, int, int]
-#: A key (its text, tag, 0-based line and column) and its value: a scalar or a mapping.
-Pair = tuple[str, str, int, int, "Scalar | list[Pair]"]
+#: A flow sequence of plain words (``[rube]``, ``[a, b]``): its items, 0-based line and
+#: column of its ``[``.
+Flow = tuple[list[Scalar], int, int]
+#: A key (its text, tag, 0-based line and column) and its value: a scalar, a mapping or a
+#: flow sequence.
+Pair = tuple[str, str, int, int, "Scalar | list[Pair] | Flow"]
+#: Longer flow sequences are left to the parser (which counts values against alias bombs).
+MAX_FLOW_ITEMS = 64
+# One item of a flow sequence of the plain shape: no space, no flow indicator, no quote,
+# no ":" or "#" (the parser reads those in ways this module does not try to follow).
+_FLOW_ITEM = re.compile(r"[^,\[\]{}#:'\"\s]+")
 
 
 def parse(text: str) -> list[Pair] | None:
@@ -73,10 +83,12 @@ def parse(text: str) -> list[Pair] | None:
     return root
 
 
-def _value(rest: str, line: int, column: int) -> Scalar | None:
+def _value(rest: str, line: int, column: int) -> Scalar | Flow | None:
     if not rest.isprintable() or rest[-1] == " ":
         return None
     first = rest[0]
+    if first == "[":
+        return _flow(rest, line, column)
     if first in "\"'":
         inner = rest[1:-1]
         if len(rest) < 2 or rest[-1] != first or first in inner or "\\" in inner:
@@ -86,6 +98,23 @@ def _value(rest: str, line: int, column: int) -> Scalar | None:
             or rest[-1] == ":"):
         return None
     return rest, None, _tag(rest, True), line, column
+
+
+def _flow(rest: str, line: int, column: int) -> Flow | None:
+    """``[a, b]``: plain words, each after ", " (the form people write), else None."""
+    if len(rest) < 3 or rest[-1] != "]":
+        return None
+    words = rest[1:-1].split(", ")
+    if len(words) > MAX_FLOW_ITEMS:
+        return None
+    items: list[Scalar] = []
+    at = column + 1
+    for word in words:
+        if not _FLOW_ITEM.fullmatch(word) or not _PLAIN_START.match(word):
+            return None
+        items.append((word, None, _tag(word, True), line, at))
+        at += len(word) + 2
+    return items, line, column
 
 
 @lru_cache(maxsize=1024)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -176,11 +176,22 @@ class _Walker:
             if isinstance(value, list):
                 positions[child] = (value[0][2] + offset, value[0][3] + 1)
                 result[key] = self.plain(value, child)
+            elif len(value) == 3:  # a flow sequence of plain words
+                items, line, column = cast(yamlfast.Flow, value)
+                positions[child] = (line + offset, column + 1)
+                result[key] = [self.item(item, f"{child}/{index}")
+                               for index, item in enumerate(items)]
             else:
-                text, style, value_tag, value_line, value_column = value
+                text, style, value_tag, value_line, value_column = cast(yamlfast.Scalar,
+                                                                        value)
                 positions[child] = at = (value_line + offset, value_column + 1)
                 result[key] = self.convert(text, style, value_tag, at)
         return result
+
+    def item(self, item: yamlfast.Scalar, pointer: str) -> Any:
+        text, style, tag, line, column = item
+        self.out.positions[pointer] = at = (line + self.offset, column + 1)
+        return self.convert(text, style, tag, at)
 
     def text(self, node: yaml.ScalarNode) -> str:
         return str(node.value).translate(_SHOW) if self.hidden else str(node.value)
