@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -142,17 +143,32 @@ def _check_one(source: Source, ctx: Context, base: Path, extract: Extract | None
 
 
 def spare_cores() -> int:
-    """The cores this process may use that other processes leave idle (the one-minute
-    load average): at least one. A worker on a busy core only adds its start-up and the
-    results' pickling to the run (on two cores under a load of 4, ``--jobs 2`` took 9 %
-    more CPU than ``--jobs 1`` and no less time)."""
+    """The cores this process may use that other processes leave idle: at least one. A
+    worker on a busy core only adds its start-up and the results' pickling to the run (on
+    two cores under a load of 4, ``--jobs 2`` took 9 % more CPU than ``--jobs 1`` and no
+    less time). Busy means running now (Linux's count of runnable tasks, the fewest of a
+    few looks), not the one-minute load average, which still holds the last runs of this
+    same check and would keep an idle machine at one process."""
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count() or 1)
-    try:
-        busy = os.getloadavg()[0]
-    except OSError:  # not available on this system
-        busy = 0.0
-    return max(1, min(cores, round(cores - busy)))
+    others = running_elsewhere()
+    return max(1, min(cores, cores - others))
+
+
+def running_elsewhere(looks: int = 5) -> int:
+    """How many other tasks are running, the fewest of ``looks`` looks 1 ms apart at
+    ``/proc/loadavg`` (0 where there is none)."""
+    fewest = None
+    for look in range(looks):
+        try:
+            with open("/proc/loadavg", "rb") as handle:
+                running = int(handle.read().split()[3].split(b"/")[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+        fewest = running if fewest is None else min(fewest, running)
+        if look + 1 < looks:
+            time.sleep(0.001)
+    return max((fewest or 1) - 1, 0)  # this process is one of them
 
 
 def _load_checker() -> None:

@@ -274,14 +274,20 @@ def test_peer_linters_false_positives_are_not_findings(tmp_path: Path) -> None:
 
 # -- automatic job count -----------------------------------------------------------------
 
-@pytest.mark.parametrize("load, expected", [(0.0, 2), (0.4, 2), (0.8, 1), (1.0, 1), (6.0, 1)])
-def test_automatic_workers_are_the_idle_cores(monkeypatch: pytest.MonkeyPatch, load: float,
+@pytest.mark.parametrize("running, expected", [(0, 2), (1, 2), (2, 1), (3, 1), (9, 1)])
+def test_automatic_workers_are_the_idle_cores(monkeypatch: pytest.MonkeyPatch, running: int,
                                               expected: int) -> None:
     from skillsite.linter import checker
 
     monkeypatch.setattr(checker.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    monkeypatch.setattr(checker.os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(checker, "running_elsewhere", lambda: max(running - 1, 0))
     assert checker.spare_cores() == expected
+
+
+def test_running_elsewhere_reads_the_runnable_tasks() -> None:
+    from skillsite.linter import checker
+
+    assert checker.running_elsewhere(looks=2) >= 0
 
 
 def test_a_parallel_check_gives_what_one_process_gives(tmp_path: Path,
