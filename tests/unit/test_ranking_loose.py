@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from skillsite.index.fields import WEIGHTS, field_texts
-from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_prefix, near_typed, near_word
+from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_typed, near_word
 from skillsite.index.ranking import (
     EXACT_NAME_BONUS,
     FUZZY_HIT,
@@ -31,8 +31,10 @@ words = st.text(alphabet="abcde", min_size=1, max_size=8)
 
 @settings(max_examples=300, deadline=None)
 @given(term=words, tokens=st.lists(words, min_size=1, max_size=30))
+# A word being typed also finds the stems it runs past (fuzzy.typed_stems).
+@example(term="aaaaaa", tokens=["aaaa"])
 def test_near_equals_trying_every_token(term: str, tokens: list[str]) -> None:
-    near = {token for token in tokens if near_prefix(term, token)}
+    near = {token for token in tokens if near_typed(term, token)}
     text = f" {' '.join(tokens)} "
     assert _near(term, text) == (near if len(term) >= FUZZY_MIN_CHARS else set())
 
