@@ -13,11 +13,18 @@ MAX_DESCRIPTION = 240
 LEVELS = {"none": "no concerns", "review": "to review", "high": "high risk"}
 
 
-def skill_cards(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None
-                ) -> str:
+def skill_cards(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None,
+                attributes: str = "") -> str:
     """A list of cards, one a skill: its id (a link to its page, from the page at
     ``here``), trust level, description and a line of what else is known; the data-*
-    attributes are what the listing filters read."""
+    attributes are what the listing filters read; ``attributes`` go on the list."""
+    cards = "".join(card_items(here, skills, categories))
+    return f'<ol class="skillsite-cards"{attributes}>{cards}</ol>'
+
+
+def card_items(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None
+               ) -> list[str]:
+    """The cards of :func:`skill_cards`, each an ``<li>``."""
     categories = categories or {}
     cards = []
     for skill in skills:
@@ -37,7 +44,7 @@ def skill_cards(here: str, skills: list[SiteSkill], categories: dict[str, str] |
                      f'<p class="skillsite-card__description">'
                      f"{text(short(skill.description))}</p>"
                      f'<p class="skillsite-card__meta">{_meta(skill, categories)}</p></li>')
-    return f'<ol class="skillsite-cards">{"".join(cards)}</ol>'
+    return cards
 
 
 def _meta(skill: SiteSkill, categories: dict[str, str]) -> str:

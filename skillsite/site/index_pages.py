@@ -2,21 +2,29 @@
 format listings and the problems page. Each is a Markdown page with HTML blocks.
 
 A listing is a list of cards (name, description, and a line of what else is known),
-which fits a phone's width, with filters that the site's script keeps in the URL."""
+which fits a phone's width, with filters that the site's script keeps in the URL. A long
+listing holds its first :data:`FIRST_CARDS` cards; the others are in JSON files beside it
+(``cards-N.json``, lists of cards) that the script loads as the reader scrolls, or all at
+once for a filter or a sort."""
 from __future__ import annotations
 
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
 from skillsite.models import Problem
 from skillsite.site.about import About
-from skillsite.site.cards import LEVELS, short, skill_cards
+from skillsite.site.cards import LEVELS, card_items, short, skill_cards
 from skillsite.site.data import SiteSkill, slug_of
 from skillsite.site.groups import collection_path, plugin_path
 from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
 
+#: A listing with more cards shows these first and loads the others as needed.
+FIRST_CARDS = 500
+#: Cards in each JSON file of the others.
+MORE_CARDS = 2000
 TOP_TAGS = 24
 TOP_PLUGINS = 12
 RECENT = 10
@@ -56,8 +64,9 @@ def listing_pages(listed: list[Listed], problems: list[Problem],
                   if item.skill.plugin}
     lister = _Lister(categories)
     pages = {"index.md": _home(listed, problems, corpus, categories),
-             "skills/index.md": lister.page("Every skill, A-Z", "skills", listed),
              "problems/index.md": _problems_page(listed, problems)}
+    lister.pages = pages
+    pages["skills/index.md"] = lister.page("Every skill, A-Z", "skills", listed)
     tagged = _grouped(listed, lambda item: item.skill.tags)
     if tagged:
         pages["tags/index.md"] = _index_page("Tags", "tags", "tag", tagged)
@@ -202,15 +211,30 @@ class _Lister:
 
     def __init__(self, categories: dict[str, str]) -> None:
         self.categories = categories
+        self.pages: dict[str, str] = {}      # where the JSON files of the others go
 
     def page(self, title: str, here: str, members: list[Listed]) -> str:
         count = f"{len(members)} skill{'s' if len(members) != 1 else ''}"
+        skills = [m.skill for m in members]
+        attributes = ""
+        if len(skills) > FIRST_CARDS:
+            # In the order the script sorts them, so that more cards go below.
+            skills.sort(key=lambda skill: skill.name.lower())
+            rest = card_items(here, skills[FIRST_CARDS:], self.categories)
+            names = []
+            for number, start in enumerate(range(0, len(rest), MORE_CARDS), 1):
+                names.append(f"cards-{number}.json")
+                self.pages[f"{here}/{names[-1]}"] = json.dumps(
+                    rest[start:start + MORE_CARDS], ensure_ascii=False)
+            attributes = (f' data-total="{len(skills)}" '
+                          f'data-more="{attr(" ".join(names))}"')
+            skills = skills[:FIRST_CARDS]
         return "\n".join([
             front_matter(title), heading(1, title),
             block(_filters(members, self.categories)
                   + f'<p class="skillsite-count" role="status">{count}</p>',
                   "skillsite-intro"),
-            block(skill_cards(here, [m.skill for m in members], self.categories),
+            block(skill_cards(here, skills, self.categories, attributes),
                   "skillsite-listing")])
 
 

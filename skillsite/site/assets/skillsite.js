@@ -206,16 +206,72 @@
   // &problems=1&sort=changed&q=. The count says how many of the listing's skills show.
   var FILTERS = ["format", "plugin", "collection", "category", "trust"];
 
+  // A long listing holds its first cards; the others are in JSON files (lists of
+  // cards) named in the list's data-more, loaded as the reader scrolls near the end, or
+  // all at once before a filter or a sort applies (they need every card).
+  function moreCards(list, added) {
+    var names = (list.dataset.more || "").split(" ").filter(Boolean), loading = null;
+    var end = null;
+    var template = document.createElement("template");
+    function next() {
+      if (!names.length) return Promise.resolve(false);
+      var name = names.shift();
+      return fetch(new URL(name, location.href).href)
+        .then(function (response) { return response.json(); })
+        .then(function (cards) {
+          template.innerHTML = cards.join("");
+          list.appendChild(template.content);
+          if (!names.length && end) end.remove();
+          added();
+          return true;
+        });
+    }
+    function one() {
+      loading = (loading || Promise.resolve()).then(next);
+      return loading;
+    }
+    function all() {
+      return one().then(function (more) { return more ? all() : undefined; });
+    }
+    if (names.length && "IntersectionObserver" in window) {
+      end = document.createElement("p");
+      end.className = "skillsite-more-cards";
+      end.textContent = "Loading more skills…";
+      list.after(end);
+      // Loads while the end of the list is within a screen of the view (the observer
+      // says so only when that changes, and a short list stays near after a load).
+      var near = function () {
+        return end.getBoundingClientRect().top < window.innerHeight + 800;
+      };
+      var fill = function () {
+        if (!names.length) { watch.disconnect(); end.remove(); return; }
+        if (near()) one().then(fill);
+      };
+      var watch = new IntersectionObserver(function (seen) {
+        if (seen.some(function (e) { return e.isIntersecting; })) fill();
+      }, { rootMargin: "800px" });
+      watch.observe(end);
+    }
+    return { all: all, done: function () { return !names.length; } };
+  }
+
   function filters() {
     document.querySelectorAll("form.skillsite-filters").forEach(function (form) {
       var list = document.querySelector(".skillsite-cards");
       var count = document.querySelector(".skillsite-count");
       if (!list) return;
-      var cards = Array.prototype.slice.call(list.children);
-      var keys = new Map(cards.map(function (card) {
-        var link = card.querySelector("a");
-        return [card, (link ? link.textContent : "").toLowerCase()];
-      }));
+      var cards = [], keys = new Map();
+      function collect() {
+        cards = Array.prototype.slice.call(list.children);
+        cards.forEach(function (card) {
+          if (keys.has(card)) return;
+          var link = card.querySelector("a");
+          keys.set(card, (link ? link.textContent : "").toLowerCase());
+        });
+      }
+      collect();
+      var total = Number(list.dataset.total) || cards.length;
+      var more = moreCards(list, function () { collect(); apply(false); });
       // A card leaves out the defaults: no plugin, collection or category, trust "none".
       function valueOf(card, name) {
         return card.dataset[name] || (name === "trust" ? "none" : "");
@@ -228,6 +284,12 @@
       field("q").value = params.get("q") || "";
       field("sort").value = params.get("sort") === "changed" ? "changed" : "name";
       if (problemsBox) problemsBox.checked = params.get("problems") === "1";
+
+      function filtered() {
+        return Boolean(field("q").value.trim() || field("sort").value !== "name" ||
+          (problemsBox && problemsBox.checked) ||
+          names.some(function (name) { return field(name).value; }));
+      }
 
       function apply(record) {
         var q = field("q").value.trim().toLowerCase(), sort = field("sort").value;
@@ -252,8 +314,9 @@
         }).forEach(function (card) { list.appendChild(card); });
         list.dataset.shown = String(shown);
         if (count) {
+          var all = more.done() ? cards.length : total;
           count.textContent = shown === cards.length ?
-            cards.length + (cards.length === 1 ? " skill" : " skills") :
+            all + (all === 1 ? " skill" : " skills") :
             shown + " of " + cards.length + " skills";
         }
         if (record) {
@@ -268,11 +331,17 @@
           history.replaceState(null, "", location.pathname + (query ? "?" + query : ""));
         }
       }
-      form.addEventListener("input", function () { apply(true); });
-      form.addEventListener("change", function () { apply(true); });
+      // A filter or a sort needs every card: the others are loaded first.
+      function update(record) {
+        if (!filtered() || more.done()) { apply(record); return; }
+        if (count) count.textContent = "Loading all " + total + " skills…";
+        more.all().then(function () { apply(record); });
+      }
+      form.addEventListener("input", function () { update(true); });
+      form.addEventListener("change", function () { update(true); });
       form.addEventListener("submit", function (event) { event.preventDefault(); });
-      form.addEventListener("reset", function () { setTimeout(function () { apply(true); }); });
-      apply(false);
+      form.addEventListener("reset", function () { setTimeout(function () { update(true); }); });
+      update(false);
     });
   }
 
