@@ -23,7 +23,12 @@ from skillsite.site.discovery import artifact_url, served_names
 from skillsite.site.groups import SiteGroups, group_path, load_groups
 from skillsite.site.index_pages import Listed
 from skillsite.site.links import Links
-from skillsite.site.published_files import file_urls, published_files, stored_bytes
+from skillsite.site.published_files import (
+    copy_files,
+    file_urls,
+    published_files,
+    stored_bytes,
+)
 from skillsite.site.render import render_body
 from skillsite.site.skill_page import PageContext, skill_page
 from skillsite.site.source import repository_of
@@ -116,8 +121,10 @@ def render(plan: Plan, jobs: int | None, sink: Callable[[str, str], None]) -> No
 def stamp_pages(plan: Plan, jobs: int | None, shell: tuple[str, str, str, str]) -> None:
     """Render the pages of ``plan.todo`` and stamp each into the shell (see
     :mod:`~skillsite.site.stamp`), written by the worker processes straight into the
-    site: ``shell`` is (docs tree of the shell's mkdocs run, mkdocs configuration or "",
-    the shell's HTML, the site folder)."""
+    site with the skill's supporting files (every skill whose files changed is in
+    ``todo``, since a page's key holds its files' keys). ``shell`` is (the docs tree of
+    the shell's mkdocs run, the mkdocs configuration or "", the shell's HTML, the site
+    folder)."""
     with _Workers(plan.setup, jobs, len(plan.todo), shell) as workers:
         for _ in workers.map(_stamp_one, plan.todo):
             pass
@@ -242,9 +249,16 @@ def _page_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContex
 
 
 def _stamp_one(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]) -> None:
+    """One skill's stamped page and its supporting files, written into the site."""
     from skillsite.site.publish import utf8_text
     from skillsite.site.writing import write_new
+    from skillsite.store.content import ContentStore
 
-    slug = item[0].slug
-    page = _WORKER["stamper"].stamp(utf8_text(_page_one(item)), slug)
-    write_new(Path(_WORKER["shell"][3]) / "skills" / slug / "index.html", page)
+    skill = item[0]
+    folder = Path(_WORKER["shell"][3]) / "skills" / skill.slug
+    write_new(folder / "index.html",
+              _WORKER["stamper"].stamp(utf8_text(_page_one(item)), skill.slug))
+    published = published_files(skill)
+    if published:
+        with ContentStore(Path(_WORKER["store"])) as store:
+            copy_files(store, skill, folder, published)

@@ -146,7 +146,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
             warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
                                     old.get("docs", {}), mkdocs_config,
                                     workers if sharded else 1, reuse=reuse, clock=clock)
-        _move_in_side_work(site, dist, plan, reuse, entries, search, clock)
+        _move_in_side_work(site, dist, plan, reuse, entries, search, clock,
+                           files=not stamping)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes, "shell": shell}
@@ -190,10 +191,12 @@ def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int
 
 def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
                        entries: Future[None] | None, search: Future[None],
-                       clock: PhaseClock) -> None:
-    """Once mkdocs has built ``site``: the supporting files, the discovery artifacts
-    (staged while mkdocs ran, or written now) and the search bundles Pagefind made."""
-    publish.publish_files(site, dist, plan, reuse)
+                       clock: PhaseClock, *, files: bool = True) -> None:
+    """Once mkdocs has built ``site``: the supporting files (unless the stamping workers
+    wrote them: ``files``), the discovery artifacts (staged while mkdocs ran, or written
+    now) and the search bundles Pagefind made."""
+    if files:
+        publish.publish_files(site, dist, plan, reuse)
     if entries is not None:
         entries.result()
         _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
