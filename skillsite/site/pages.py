@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -201,7 +202,19 @@ class _Workers:
         if self.pool is None or len(items) < PARALLEL_FROM:
             _start_worker(*self.setup)
             return (function(item) for item in items)
-        return self.pool.map(function, items, chunksize=32)
+        return self._bounded(self.pool, function, items)
+
+    def _bounded(self, pool: ProcessPoolExecutor, function: Callable[[Any], Any],
+                 items: list[Any]) -> Iterator[Any]:
+        """``pool.map`` with a few chunks in flight at a time: ``pool.map`` submits every
+        chunk at once, holding all of them pickled (a gigabyte at 100k pages)."""
+        pending: deque[Future[list[Any]]] = deque()
+        for start in range(0, len(items), CHUNK):
+            pending.append(pool.submit(_run_chunk, function, items[start:start + CHUNK]))
+            if len(pending) >= IN_FLIGHT * self.count:
+                yield from pending.popleft().result()
+        while pending:
+            yield from pending.popleft().result()
 
     def __enter__(self) -> _Workers:
         return self
@@ -212,6 +225,12 @@ class _Workers:
 
 
 _WORKER: dict[str, Any] = {}
+#: Tasks sent to a worker at once, and chunks in flight for each worker.
+CHUNK, IN_FLIGHT = 32, 4
+
+
+def _run_chunk(function: Callable[[Any], Any], items: list[Any]) -> list[Any]:
+    return [function(item) for item in items]
 
 
 def _start_worker(store: str, root: str, locations: dict[str, str],

@@ -81,6 +81,7 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         for slug in texts:
             shutil.rmtree(output / "skills" / slug)
         key = hashlib.sha256(shell.encode("utf-8")).hexdigest()
+        (docs.parent / "shell.html").write_text(shell, encoding="utf-8")
         if key != old_shell:       # every page shows the shell: all are stamped again
             plan.todo += plan.kept
             plan.kept = []
