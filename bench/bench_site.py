@@ -142,8 +142,16 @@ def _search_figures(site: Path, rare: str, peer: bool = False) -> dict[str, Any]
     return figures
 
 
-def _peer(dist: Path, out: Path) -> dict[str, Any]:
-    """Plain mkdocs-material with Material's own search over the same docs tree."""
+def _peer(corpus: Path, out: Path) -> dict[str, Any]:
+    """Plain mkdocs-material with Material's own search over the same docs tree: that of
+    a build whose skill pages mkdocs renders (the docs tree of a stamping build holds no
+    skill page)."""
+    dist = out.parent / f"{out.name}-dist"
+    build = ("import sys; from skillsite.site import stage; stage.STAMP = False; "
+             "from skillsite.cli import main; main(sys.argv[1:])")
+    subprocess.run([sys.executable, "-c", build, "build", str(corpus), "-o", str(dist), "-q",
+                    "--clean"], capture_output=True, check=True, cwd=ROOT,
+                   env={**os.environ, "PYTHONPATH": str(ROOT)})
     config = out.parent / "peer-mkdocs.yml"
     text = (ROOT / "skillsite" / "site" / "mkdocs.yml").read_text().replace("plugins: []", "plugins: [search]")
     config.write_text(text + f"\ndocs_dir: {dist / 'site-cache' / 'docs'}\nsite_dir: {out}\n"
@@ -202,7 +210,7 @@ def main() -> None:
                   f"{figures['in_page_s']:.2f} s (Playwright saw it at "
                   f"{figures['first_result_s']:.2f} s)", flush=True)
         if count in peers:
-            peer = _peer(dist, work / f"peer-{count}")
+            peer = _peer(corpus, work / f"peer-{count}")
             print(f"peer (mkdocs-material + its search, same pages): build {peer['seconds']:.1f} s,"
                   f" peak {peer['rss_mb']:.0f} MB, index {peer['index_kb']:.0f} KB", flush=True)
             for label, figures in _search_figures(work / f"peer-{count}", rare, peer=True).items():
