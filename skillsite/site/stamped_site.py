@@ -29,6 +29,8 @@ from skillsite.site.publish import remove_gone, utf8_text
 STAGED_SHELL = ".site-shell"
 #: How many real skill pages are checked against mkdocs.
 SAMPLES = 3
+#: A character that is not an ASCII letter or digit.
+_ODD = re.compile(r"[^A-Za-z0-9]")
 
 
 class NotStampable(Exception):
@@ -108,8 +110,7 @@ def _samples(plan: pages.Plan) -> list[Any]:
 
     def odd(item: Any) -> int:
         skill = item[0]
-        return sum(1 for c in f"{skill.name}{skill.title}{skill.description}"
-                   if not (c.isascii() and c.isalnum()))
+        return len(_ODD.findall(f"{skill.name}{skill.title}{skill.description}"))
 
     chosen = [items[0]] + sorted(items[1:], key=odd, reverse=True)[:SAMPLES - 1]
     return chosen
