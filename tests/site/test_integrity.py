@@ -1,0 +1,43 @@
+"""The site's check of a previous build agrees with the store's on every kind of change."""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from skillsite.site.integrity import intact
+from skillsite.store import manifest
+
+TOPS = ("site", "site-cache")
+
+
+def _modify(dist: Path) -> None:
+    page = dist / "site" / "skills" / "beta-check" / "index.html"
+    page.write_bytes(page.read_bytes().replace(b"beta-check", b"beta-chekk", 1))
+
+
+def _add(dist: Path) -> None:
+    (dist / "site" / "skills" / "extra.html").write_text("x")
+
+
+def _remove(dist: Path) -> None:
+    (dist / "site" / "skills" / "beta-check" / "index.html").unlink()
+
+
+def _link(dist: Path) -> None:
+    page = dist / "site" / "skills" / "beta-check" / "index.html"
+    copy = dist / "copy.html"
+    os.replace(page, copy)
+    page.symlink_to(copy)
+
+
+@pytest.mark.parametrize("change", [None, _modify, _add, _remove, _link])
+def test_intact_agrees_with_the_store(tmp_path: Path, make_build: Callable[..., Any],
+                                      change: Callable[[Path], None] | None) -> None:
+    dist = make_build(tmp_path).dist
+    if change is not None:
+        change(dist)
+    assert intact(dist, TOPS) == manifest.intact(dist, TOPS) == (change is None)
