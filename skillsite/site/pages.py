@@ -171,14 +171,15 @@ def _input_key(skill: SiteSkill) -> str:
 def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext) -> str:
     neighbours = sorted({*skill.depends_on, *skill.dependents, *skill.links_to,
                          *skill.linked_from, *skill.related})
-    # vars() and repr() of the problems and flags (dataclasses) instead of asdict(), which
-    # deep-copies every skill: 0.4 ms a page, most of an incremental plan.
-    blob = json.dumps([key, vars(skill), flags, context.files,
-                       context.artifact, context.repository, context.commit, context.repo,
-                       context.marketplace, context.plugin_page, context.shared_tags,
-                       [context.slugs.get(n) for n in neighbours]], sort_keys=True,
-                      default=repr)
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+    # repr() of vars(): asdict() deep-copies every skill (0.4 ms a page) and json.dumps
+    # took most of an incremental plan. The same skill gives the same repr (its dicts are
+    # filled in the same order each build); an order that changed would only render the
+    # page again.
+    blob = repr([key, vars(skill), flags, context.files,
+                 context.artifact, context.repository, context.commit, context.repo,
+                 context.marketplace, context.plugin_page, context.shared_tags,
+                 [context.slugs.get(n) for n in neighbours]])
+    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 class _Workers:
