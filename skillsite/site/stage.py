@@ -98,20 +98,29 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
     config = mkdocs_config or default_config()
     fingerprint = _fingerprint(config, stamping)
     old = _old_keys(previous, fingerprint)
-    reuse = bool(old) and previous is not None
     cache = dist / CACHE
     docs, site = cache / "docs", dist / "site"
-    # Beside this thread, three more do what waits on the kernel or on other processes:
-    # linking the previous docs tree and site, Pagefind, and (while mkdocs runs in its own
-    # processes) the discovery artifacts. Their outputs are staged and moved in after mkdocs.
-    with ThreadPoolExecutor(max_workers=3) as side:
+    # Beside this thread, four more do what waits on the kernel or on other processes:
+    # checking and linking the previous docs tree and site, Pagefind, and (while mkdocs
+    # runs in its own processes) the discovery artifacts. Their outputs are staged and
+    # moved in after mkdocs.
+    with ThreadPoolExecutor(max_workers=4) as side:
+        # The previous site is checked (every file against its manifest) while it is
+        # linked and the skills are read; it is forgotten if it changed since it was built.
         # The search bundle (10k files) is linked only if it stays (see _search).
+        check = side.submit(intact, previous, ("site", CACHE)) if old and previous else None
         linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
-            if reuse and previous else None
+            if old and previous else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
-            if reuse and previous else None
+            if old and previous else None
         skills = load_skills(dist, root, problems)
         clock.lap("load skills")
+        if check is not None and not check.result():
+            _forget(linked, site)
+            _forget(linked_docs, docs)
+            old, linked, linked_docs = {}, None, None
+        reuse = bool(old) and previous is not None
+        clock.lap("check previous site (waited for)")
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
         search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]),
                              dist / STAGED_STUBS, previous if reuse else None,
@@ -280,13 +289,19 @@ def _pagefind() -> str:
         return ""
 
 
+def _forget(linked: Future[None] | None, folder: Path) -> None:
+    """Once ``linked`` is done, remove what it linked (a previous build that changed since
+    it was built: nothing of it is carried forward)."""
+    if linked is not None:
+        linked.result()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, Any]:
     """The previous build's keys (``skills``: name -> keys, ``docs``: docs path -> sha256),
-    or nothing when they cannot be reused."""
+    or nothing when they cannot be reused (:func:`intact` says whether its site can)."""
     if previous is None or not (previous / "site").is_dir():
         return {}
-    if not intact(previous, ("site", CACHE)):
-        return {}  # changed since it was built: nothing of it is carried forward
     try:
         keys = json.loads((previous / CACHE / "keys.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -41,3 +41,14 @@ def test_intact_agrees_with_the_store(tmp_path: Path, make_build: Callable[..., 
     if change is not None:
         change(dist)
     assert intact(dist, TOPS) == manifest.intact(dist, TOPS) == (change is None)
+
+
+def test_a_site_changed_since_its_build_is_not_carried_forward(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    dist = make_build(tmp_path).dist
+    _modify(dist)
+    again = make_build(tmp_path)
+    assert not again.site.incremental and again.site.rendered == again.site.pages
+    page = again.dist / "site" / "skills" / "beta-check" / "index.html"
+    assert b"beta-chekk" not in page.read_bytes()
+    assert intact(again.dist, TOPS)
