@@ -37,8 +37,9 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
     left = MAX_SKILL_BYTES
     paths = [own] + [os.path.join(os.path.abspath(doc.source.root), p) for p in entry.files]
     read = _already_read(doc, max_file_size)
+    inside = folder + os.sep
     for path in paths:
-        local = os.path.relpath(path, folder).replace(os.sep, "/")
+        local = _relative(path, folder, inside)
         if local.startswith("../"):
             continue  # not inside the skill's folder
         cap = min(max_file_size, left)
@@ -54,6 +55,15 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
         digest = hashlib.sha256(data).hexdigest() if data is not None else None
         rows.append((entry.key, local, size, digest, data))
     return tuple(rows)
+
+
+def _relative(path: str, folder: str, inside: str) -> str:
+    """``os.path.relpath(path, folder)`` with ``/`` separators; a plain path under the
+    folder (the usual case) without relpath's cost."""
+    if path.startswith(inside) and "/." not in path and "//" not in path \
+            and not path.endswith(os.sep):
+        return path[len(inside):].replace(os.sep, "/")
+    return os.path.relpath(path, folder).replace(os.sep, "/")
 
 
 def _already_read(doc: Document, max_file_size: int) -> dict[str, bytes]:
