@@ -163,7 +163,7 @@ def _terms(text: str) -> tuple[str, list[str]]:
     """(The terms of ``text`` joined by spaces, the terms.)"""
     if not text:
         return "", []
-    terms = list(filter(None, word_terms(text)))  # a dropped word maps to ""
+    terms = word_terms(text, dropped=False)
     return " ".join(terms), terms
 
 

@@ -99,16 +99,17 @@ def joined(text: str) -> str:
     return " ".join(word_terms(text)).strip()
 
 
-def word_terms(text: str) -> list[str]:
-    """The term of every word of ``text`` in order, ``""`` for a dropped word:
-    :func:`joined` is these joined by spaces and stripped, and :func:`tokenize` these
-    without the empty ones."""
+def word_terms(text: str, *, dropped: bool = True) -> list[str]:
+    """The term of every word of ``text`` in order, ``""`` for a dropped word (left out
+    without ``dropped``): :func:`joined` is these joined by spaces and stripped, and
+    :func:`tokenize` these without the empty ones."""
     lowered = text.lower()
     if lowered.isascii():
         words = lowered.translate(_ASCII_SEPARATORS).split()
     else:
         words = _WORD.findall(lowered)
-    return list(map(_TERMS.__getitem__, words))
+    terms = map(_TERMS.__getitem__, words)
+    return list(terms if dropped else filter(None, terms))
 
 
 def partial_term(text: str) -> str | None:
