@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
-from skillsite.linter.markers import any_in, any_lowered, contains
+from skillsite.linter.markers import any_in, any_lowered, contains, lower
 
 MIN_ENTROPY = 3.0
 #: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
@@ -41,6 +41,12 @@ _ASSIGNED = re.compile(r"[:=][ \t]*[\"']?([A-Za-z0-9+/_.~-]{16,})")
 _NAME_MARKERS = ("key", "secret", "token", "passw")  # looked for in the lowered text
 #: A text that holds none of these (lowered) holds no candidate secret.
 SECRET_MARKERS = (*(m.lower() for m in _SHAPE_MARKERS), *_NAME_MARKERS)
+#: Where a key that ends as every name of _SECRET_NAME ends meets its separator: one
+#: pattern per ending, each led by a literal that the regex engine skips to quickly.
+#: (``$`` in _KEY_END also matches before a newline that ends the searched stretch.)
+_NAMED = [rf"{end}[\"']?[ \t]*\n?[:=]" for end in ("key", "secret", "token", "passw(?:or)?d")]
+_NAMED_SEPARATORS = [re.compile(named) for named in _NAMED]  # on the lowered text
+_NAMED_SEPARATORS_ANY_CASE = [re.compile(named, re.IGNORECASE) for named in _NAMED]
 _KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
 _SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
                           r"access[_-]?token|auth[_-]?token|token|password|passwd|"
@@ -97,7 +103,7 @@ def _candidates(text: str) -> Iterator[tuple[int, str]]:
                 yield found.start(), what
     if not any_lowered(text, _NAME_MARKERS):
         return
-    for found in _assignments(text):
+    for found in _named_assignments(text):
         value = found.group(1)
         if _code(value, text[found.end():found.end() + 1]):
             continue  # an expression (Curve25519.KeyAgreement.PrivateKey()), not a literal
@@ -120,6 +126,24 @@ def _assignments(text: str) -> Iterator[re.Match[str]]:
             colon = text.find(":", at)
         if equals < at:
             equals = text.find("=", at)
+
+
+def _named_assignments(text: str) -> Iterator[re.Match[str]]:
+    """The matches of :func:`_assignments` whose separator follows a key name that
+    :func:`_secret_name` could accept, in the same order. A match never holds a ``:`` or
+    ``=`` after its own, so the regex matches at a separator whatever matched before it,
+    and most separators (in URLs, code, tables) are never looked at."""
+    subject = lower(text)
+    if len(subject) == len(text):  # no character lowered into two: every offset kept
+        patterns = _NAMED_SEPARATORS
+    else:
+        subject, patterns = text, _NAMED_SEPARATORS_ANY_CASE
+    # The four endings differ in their last letter: no separator is found twice.
+    for end in sorted(found.end() for pattern in patterns
+                      for found in pattern.finditer(subject)):
+        found = _ASSIGNED.match(text, end - 1)
+        if found:
+            yield found
 
 
 def _holds(text: str, marker: str) -> bool:

@@ -17,6 +17,21 @@ def test_assignments_are_the_matches_of_the_assignment_regex() -> None:
         assert [(m.span(), m.group(1)) for m in secrets._assignments(text)] == expected, text
 
 
+def test_named_assignments_are_the_assignments_a_secret_name_can_precede() -> None:
+    rng = random.Random(4)
+    pieces = [":", "=", " ", "\t", "'", '"', "ABCDEF0123", "Zq8vR2mT5nW1xY7kP3sL", "+/", "\n",
+              "api_key", "x", "TOKEN", "Password", "passwd", "secret", "my.Key", "-",
+              "K\u212aey", "\u212aEY", "\u0130", "monkey", "\u00e9", "\U0001f600"]
+    for _ in range(20000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        named = [m.span() for m in secrets._named_assignments(text)]
+        every = [m.span() for m in secrets._assignments(text)]
+        assert set(named) <= set(every) and named == sorted(named), text
+        assert [s for s in every if secrets._secret_name(text, secrets._ASSIGNED.match(
+            text, s[0]))] == [s for s in named if secrets._secret_name(
+                text, secrets._ASSIGNED.match(text, s[0]))], text
+
+
 def test_a_secret_after_several_separators_is_still_found() -> None:
     text = "a: b\nx = 1\nurl: https://example.com\napi_key = 'Zq8vR2mT5nW1xY7kP3sL'\n"
     assert [what for _, what in secrets.find_secrets(text)] == [
