@@ -132,7 +132,26 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
 def _command_lines(text: str) -> str:
     """The lines of Markdown that run a network command (``curl https://...``), not
     links in prose."""
+    if not any(_starts_line(text, found.start()) for found in _COMMAND_WORD.finditer(text)):
+        return ""  # no command word at a line's start: most texts, settled without a split
     return "\n".join(line for line in text.splitlines() if _COMMAND.match(line))
+
+
+#: The words of _COMMAND, wherever they stand.
+_COMMAND_WORD = re.compile(r"(?:curl|wget|https?|fetch|gh api|xh)\b")
+#: What ``str.splitlines`` ends a line at.
+_LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _starts_line(text: str, at: int) -> bool:
+    """Whether only spaces, and maybe a ``$ `` prompt, stand between the line's start and
+    ``at``, as _COMMAND allows."""
+    for start in ((at, at - 2) if at >= 2 and text[at - 2:at] == "$ " else (at,)):
+        while start and text[start - 1] not in _LINE_BREAKS and text[start - 1].isspace():
+            start -= 1
+        if not start or text[start - 1] in _LINE_BREAKS:
+            return True
+    return False
 
 
 def _allowed_tools(doc: Document) -> list[str]:

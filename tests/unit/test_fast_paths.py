@@ -163,3 +163,19 @@ def test_invisible_unicode_finds_what_a_look_at_every_character_finds() -> None:
         assert [at for at, _ in scan.invisible_unicode(text)] == expected, text
         found += bool(expected)
     assert found > 1000
+
+
+def test_command_lines_are_the_lines_the_command_pattern_matches() -> None:
+    from skillsite.linter import trust
+
+    rng = random.Random(29)
+    pieces = ["curl", "wget", "http", "https", "fetch", "gh api", "xh", "$ ", "$", " ", "\t",
+              "\n", "\r\n", "\r", "\x0b", "\x1c", "\u2028", "\u3000", "\u00a0", "x", "://a",
+              "_", "-", "(", "\U0001f600"]
+    found = 0
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        expected = "\n".join(line for line in text.splitlines() if trust._COMMAND.match(line))
+        assert trust._command_lines(text) == expected, text
+        found += bool(expected)
+    assert found > 3000
