@@ -215,7 +215,12 @@ def encoded_blobs(text: str) -> Found:
 _CHAIN_CHARS = bytes(0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/")
                      else b if chr(b) in "= \t\n" else 0x2E for b in range(256))
 _SEPARATOR = rb"={0,2}[ \t]*\n?[ \t]*"
-_CHAIN = re.compile(rb"aaaaaaaa(?:a*+)(?:(?>" + _SEPARATOR + rb")aaaaaaaa(?:a*+))*+")
+# A chain of fewer than 32 characters is dropped (below), and most are one word: the
+# pattern skips a run that does not start a chain (``(?<!a{9})`` after the first eight)
+# and a run of fewer than 32 with no piece after it, so that few reach Python; it still
+# starts with a literal, which the engine skips to quickly.
+_CHAIN = re.compile(rb"aaaaaaaa(?<!aaaaaaaaa)(?=a{24}|a*+(?>" + _SEPARATOR + rb")aaaaaaaa)"
+                    rb"(?:a*+)(?:(?>" + _SEPARATOR + rb")aaaaaaaa(?:a*+))*+")
 _TRAILING = re.compile(_SEPARATOR)
 _RUN = re.compile(rb"a+")
 
