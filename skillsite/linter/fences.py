@@ -38,7 +38,7 @@ def fences(text: str) -> list[Fence]:
         return []
     found: list[Fence] = []
     opener: tuple[int, str, int] | None = None
-    for line in _FENCE_LINE.finditer("\n" + text):
+    for line in _fence_lines(text):
         start = line.start()  # of the "\n" before the line, so of the line in ``text``
         indent, marker, rest = len(line.group(1)), line.group(2), line.group(3)
         if opener is None:
@@ -54,6 +54,22 @@ def fences(text: str) -> list[Fence]:
     if opener is not None:
         found.append(Fence(opener[0], len(text), opener[1], False))
     return found
+
+
+def _fence_lines(text: str) -> list[re.Match[str]]:
+    """``_FENCE_LINE.finditer("\\n" + text)``, tried only on the lines that hold a run of
+    three backticks or tildes (a match never spans lines, and each line's match does not
+    depend on the lines before it)."""
+    starts = set()
+    for marker in ("```", "~~~"):
+        at = text.find(marker)
+        while at >= 0:
+            starts.add(text.rfind("\n", 0, at) + 1)
+            line_end = text.find("\n", at)
+            at = text.find(marker, line_end) if line_end >= 0 else -1
+    padded = "\n" + text  # the "\n" before a line that starts at ``at`` in text is at ``at``
+    lines = (_FENCE_LINE.match(padded, at) for at in sorted(starts))
+    return [line for line in lines if line is not None]
 
 
 def in_fence(blocks: list[Fence], offset: int) -> bool:

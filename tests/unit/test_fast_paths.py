@@ -179,3 +179,15 @@ def test_command_lines_are_the_lines_the_command_pattern_matches() -> None:
         assert trust._command_lines(text) == expected, text
         found += bool(expected)
     assert found > 3000
+
+
+def test_fence_lines_are_the_matches_of_the_fence_line_regex() -> None:
+    from skillsite.linter import fences
+
+    rng = random.Random(31)
+    pieces = ["```", "``", "`", "~~~", "~~", "````", "\n", " ", "\t", "- ", "1. ", "12) ", "*",
+              "python", "x", "\r\n", "    "]
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [m.span() for m in fences._FENCE_LINE.finditer("\n" + text)]
+        assert [m.span() for m in fences._fence_lines(text)] == expected, text
