@@ -191,3 +191,27 @@ def test_fence_lines_are_the_matches_of_the_fence_line_regex() -> None:
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = [m.span() for m in fences._FENCE_LINE.finditer("\n" + text)]
         assert [m.span() for m in fences._fence_lines(text)] == expected, text
+
+
+def test_the_json_report_is_what_json_dumps_with_an_indent_gives() -> None:
+    import json
+
+    from skillsite.report.json import dumps_indented
+
+    rng = random.Random(37)
+
+    def value(depth: int = 0) -> object:
+        roll = rng.random()
+        if depth > 3 or roll < 0.3:
+            return rng.choice(["", "a\"b\\\n\u00e9\U0001f600\udcff", 0, -5, 10**20, 1.5, -0.0,
+                               1e300, float("inf"), float("-inf"), True, False, None])
+        if roll < 0.65:
+            return {rng.choice(["a", "b", "\u00e9", "\n", "k1", 1, None]): value(depth + 1)
+                    for _ in range(rng.randint(0, 4))}
+        items = [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        return items if rng.random() < 0.8 else tuple(items)
+
+    for _ in range(20000):
+        data = value()
+        assert dumps_indented(data) == json.dumps(data, indent=2), data
+    assert dumps_indented(float("nan")) == "NaN"
