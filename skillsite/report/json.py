@@ -65,19 +65,7 @@ def dumps_indented(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
-    if isinstance(value, str):
-        out.append(_string(value))
-    elif value is None:
-        out.append("null")
-    elif value is True:
-        out.append("true")
-    elif value is False:
-        out.append("false")
-    elif isinstance(value, int):
-        out.append(int.__repr__(value))
-    elif isinstance(value, float):
-        out.append(_float(value))
-    elif isinstance(value, dict):
+    if isinstance(value, dict):
         if not value:
             out.append("{}")
             return
@@ -100,7 +88,23 @@ def _encode(value: Any, newline: str, out: list[str]) -> None:
             _encode(item, inner, out)
         out.append(newline + "]")
     else:
-        raise TypeError(type(value).__name__)
+        out.append(_scalar(value))
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return _string(value)
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _float(value)
+    raise TypeError(type(value).__name__)
 
 
 def _float(value: float) -> str:
