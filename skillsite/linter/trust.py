@@ -57,6 +57,8 @@ _WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\
                      r"writeFileSync?\(|(?:^|[^<>=!\d])>>?\s*[\w\"$./~-]|\btee\b|"
                      r"\bmkdir\b|\bshutil\.(?:copy|move)|\bos\.(?:remove|rename|makedirs)")
 _CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
+#: What every match of _CREDENTIAL holds (a text without them is not searched).
+_CREDENTIAL_WORDS = ("_KEY", "TOKEN", "SECRET", "PASSWORD")
 
 
 def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
@@ -118,8 +120,11 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
         if language:
             languages[language] = languages.get(language, 0) + 1
         code = text.text if language else _command_lines(text.text)
-        hosts.update(h.lower() for h in _URL.findall(code) if not _NOT_CALLED.search(h.lower()))
-        credentials.update(_CREDENTIAL.findall(code))
+        if "://" in code:  # what every URL holds
+            hosts.update(h.lower() for h in _URL.findall(code)
+                         if not _NOT_CALLED.search(h.lower()))
+        if any(word in code for word in _CREDENTIAL_WORDS):
+            credentials.update(_CREDENTIAL.findall(code))
         writes = writes or bool(language and _WRITES.search(text.text))
     entry = (doc.data or {}).get("entry")
     if doc.source.kind == "skill-json" and isinstance(entry, str) and not languages:
@@ -131,27 +136,36 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
 
 def _command_lines(text: str) -> str:
     """The lines of Markdown that run a network command (``curl https://...``), not
-    links in prose."""
-    if not any(_starts_line(text, found.start()) for found in _COMMAND_WORD.finditer(text)):
-        return ""  # no command word at a line's start: most texts, settled without a split
-    return "\n".join(line for line in text.splitlines() if _COMMAND.match(line))
+    links in prose: ``"\\n".join(line for line in text.splitlines() if
+    _COMMAND.match(line))``, with only the lines that hold a command word looked at."""
+    lines: dict[int, str | None] = {}
+    for found in (found for word in _COMMAND_WORDS for found in word.finditer(text)):
+        start = _line_start(text, found.start())
+        if start >= 0 and start not in lines:
+            end = _LINE_BREAK.search(text, found.end())
+            line = text[start:end.start() if end else len(text)]
+            lines[start] = line if _COMMAND.match(line) else None
+    return "\n".join(line for _, line in sorted(lines.items()) if line is not None)
 
 
-#: The words of _COMMAND, wherever they stand.
-_COMMAND_WORD = re.compile(r"(?:curl|wget|https?|fetch|gh api|xh)\b")
+#: The words of _COMMAND, wherever they stand: one pattern each, led by a literal that the
+#: regex engine skips to quickly (an alternation is tried at every character).
+_COMMAND_WORDS = [re.compile(rf"{word}\b") for word in ("curl", "wget", "https?", "fetch",
+                                                         "gh api", "xh")]
 #: What ``str.splitlines`` ends a line at.
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+_LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
 
 
-def _starts_line(text: str, at: int) -> bool:
-    """Whether only spaces, and maybe a ``$ `` prompt, stand between the line's start and
-    ``at``, as _COMMAND allows."""
+def _line_start(text: str, at: int) -> int:
+    """The start of ``at``'s line when only spaces, and maybe a ``$ `` prompt, stand
+    before ``at`` on it (as _COMMAND allows); -1 otherwise."""
     for start in ((at, at - 2) if at >= 2 and text[at - 2:at] == "$ " else (at,)):
         while start and text[start - 1] not in _LINE_BREAKS and text[start - 1].isspace():
             start -= 1
         if not start or text[start - 1] in _LINE_BREAKS:
-            return True
-    return False
+            return start
+    return -1
 
 
 def _allowed_tools(doc: Document) -> list[str]:
