@@ -215,3 +215,17 @@ def test_the_json_report_is_what_json_dumps_with_an_indent_gives() -> None:
         data = value()
         assert dumps_indented(data) == json.dumps(data, indent=2), data
     assert dumps_indented(float("nan")) == "NaN"
+
+
+def test_a_personal_path_holds_one_of_the_parts_its_gate_looks_for() -> None:
+    from skillsite.linter.rules import body
+
+    rng = random.Random(41)
+    pieces = ["C:", "c:", "\\", "\\\\", "Users", "/Users/", "/home/", "ada", "/", "x", " "]
+    found = 0
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        if body._PERSONAL.search(text):
+            found += 1
+            assert any(part in text for part in body._PERSONAL_PARTS), text
+    assert found > 1000

@@ -43,6 +43,8 @@ def empty_body(doc: Document, ctx: Context) -> Iterator[Finding]:
 # C:\Users\ada\..., /Users/ada/..., /home/ada/...: a folder of one person's machine.
 _PERSONAL = re.compile(r"(?<![\w/])(?:[A-Za-z]:\\{1,2}Users\\{1,2}|/Users/|/home/)"
                        r"([A-Za-z0-9][\w.-]*)(?=[\\/])")
+#: What every match of _PERSONAL holds ("Users" alone is in much prose).
+_PERSONAL_PARTS = ("/Users/", "/home/", "Users\\")
 #: Names that stand for whoever runs the skill, not for one person.
 _ANYONE = frozenset({
     "user", "username", "user-name", "user_name", "you", "your-name", "yourname", "your_name",
@@ -70,7 +72,7 @@ def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``python scripts/fill.py``.
     """
     for text in texts(doc, ctx):
-        if "Users" not in text.text and "/home/" not in text.text:
+        if not any(part in text.text for part in _PERSONAL_PARTS):
             continue
         for found in _PERSONAL.finditer(text.text):
             if found.group(1).lower() in _ANYONE or _STAND_IN.match(found.group(1)):
