@@ -111,6 +111,13 @@ _OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x s
 _OVERRIDE_MARKERS = ("gnor", "isregard", "orget ", "verride y", "ypass y", "are now",
                      "pay no attention", "no longer follow", "stop following",
                      "\u0438\u0433\u043d\u043e\u0440", "\u5ffd\u7565", "\u7121\u8996")
+#: The characters that IGNORECASE matches to another beyond what str.lower gives (the
+#: non-ASCII ones of the regex engine's extra cases, ``re._casefix``, Python 3.11).
+_FOLDED_APART = re.compile(
+    "[\u00b5\u0131\u017f\u0345\u0390\u03b0\u03b2\u03b5\u03b8\u03b9\u03ba\u03bc\u03c0"
+    "\u03c1\u03c2\u03c3\u03c6\u03d0\u03d1\u03d5\u03d6\u03f0\u03f1\u03f5\u0432\u0434"
+    "\u043e\u0441\u0442\u044a\u0463\u1c80-\u1c88\u1e61\u1e9b\u1fbe\u1fd3\u1fe3\ua64b"
+    "\ufb05\ufb06]")
 #: An ASCII text that holds none of these (lowered) tells the agent nothing to drop.
 OVERRIDE_MARKERS = (*(m for m in _OVERRIDE_MARKERS if m.isascii()), "the user")
 _HIDDEN = re.compile(_ADDRESSED + r"|\byou (?:must|should|will) (?:now |always |also )?"
@@ -154,16 +161,22 @@ def prompt_override(text: str) -> Found:
         return
     lowered = lower(text)
     blocks = None
-    # Lowering keeps offsets (it changes no length in the texts that reach here: those
-    # that are not ASCII are searched with IGNORECASE instead).
-    found_in = (_OVERRIDE_LOWER.finditer(lowered) if text.isascii()
-                else _OVERRIDE.finditer(text))
+    # The lowered text is searched when lowering keeps every offset (no character lowered
+    # into two) and IGNORECASE would match nothing that lowering does not (no character
+    # that it folds apart from str.lower, such as the long s): the same matches, quoted
+    # as before, from the lowered text when it is ASCII and from the text when it is not.
+    if text.isascii():
+        found_in, quoted = _OVERRIDE_LOWER.finditer(lowered), lowered
+    elif len(lowered) == len(text) and _FOLDED_APART.search(text) is None:
+        found_in, quoted = _OVERRIDE_LOWER.finditer(lowered), text
+    else:
+        found_in, quoted = _OVERRIDE.finditer(text), text
     for found in found_in:
         blocks = fences(text) if blocks is None else blocks
         at = found.start()
         if not (_in_code(text, at, blocks) or _quoted(text, at) or _in_comment(text, at)
                 or _prohibited(text, at)):
-            yield found.start(), f"text tells the agent to {_quote(found.group())}"
+            yield at, f"text tells the agent to {_quote(quoted[at:found.end()])}"
 
 
 _BLOB = re.compile(r"[A-Za-z0-9+/]{120,}={0,2}|(?<![0-9a-fA-F])[0-9a-fA-F]{48,}(?![0-9a-fA-F])")
