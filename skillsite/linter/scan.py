@@ -28,13 +28,20 @@ _INVISIBLE = {chr(c) for c in (0x200B, 0x200C, 0x200D, 0x2060, 0x2061, 0x2062, 0
 _SUSPECT = re.compile("[" + "".join(sorted(_BIDI | _INVISIBLE))
                       + "\U000e0000-\U000e007f\ufe00-\ufe0f\U000e0100-\U000e01ef]")
 
+#: The UTF-8 of every character _SUSPECT matches (and of a few unassigned ones beside
+#: the tag and variation-selector ranges): a text whose bytes hold none has none.
+_SUSPECT_UTF8 = re.compile(b"|".join(
+    [re.escape(char.encode()) for char in sorted(_BIDI | _INVISIBLE)]
+    + [b"\xef\xb8[\x80-\x8f]",  # U+FE00-FE0F
+       b"\xf3\xa0[\x80\x81\x84-\x87][\x80-\xbf]"]))  # U+E0000-E007F, U+E0100-E01FF
+
 
 def invisible_unicode(text: str) -> Found:
     """Bidirectional controls (Trojan Source), tag characters and zero-width characters;
     a zero-width joiner between two non-ASCII characters is part of an emoji, and a
     byte-order mark at the very start is an encoding signature, not hidden text."""
-    if text.isascii():
-        return
+    if text.isascii() or _SUSPECT_UTF8.search(_utf8(text)) is None:
+        return  # most texts: one pass over bytes, quicker than over a wide string
     for found in _SUSPECT.finditer(text):  # the characters the branches below look at
         offset, char = found.start(), found.group()
         code = ord(char)

@@ -155,7 +155,8 @@ def test_invisible_unicode_finds_what_a_look_at_every_character_finds() -> None:
     rng = random.Random(23)
     pieces = ["a", " ", "\n", "\u00e9", "\U0001f600", "\u200d", "\u200b", "\u202e", "\u2066",
               "\ufeff", "\ufe0f", "\ufe00", "\U000e0041", "\U000e0100", "\u4e00", "\u00ad",
-              "\u180e", "\u061c", "\u2060", "\u200c"]
+              "\u180e", "\u061c", "\u2060", "\u200c", "\U000e007f", "\U000e0080", "\U000e01ef",
+              "\U000e01f0", "\U000e00ff", "\ufe0e", "\ufe10", "\u202a", "\u2069", "\udcff"]
     found = 0
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
@@ -265,3 +266,11 @@ def test_prompt_override_finds_what_its_case_blind_pattern_finds() -> None:
         assert list(scan.prompt_override(text)) == expected, text
         found += bool(expected)
     assert found > 3000
+
+
+def test_the_bytes_of_every_suspect_character_pass_the_invisible_unicode_gate() -> None:
+    from skillsite.linter import scan
+
+    for code in (*range(0x80, 0xD800), *range(0xE000, 0x10000), *range(0xE0000, 0xE0200)):
+        if scan._SUSPECT.match(chr(code)):
+            assert scan._SUSPECT_UTF8.search(chr(code).encode()), hex(code)
