@@ -57,13 +57,11 @@ def _walk(root: str, relative: str, found: list[str]) -> bool:
 
 def _match(root: str, names: list[str], wanted: dict[str, str]) -> bool:
     for name in names:
-        digest = hashlib.sha256()
         try:
             with open(os.path.join(root, name), "rb", buffering=0) as handle:
-                for block in iter(lambda: handle.read(1 << 20), b""):
-                    digest.update(block)
+                digest = hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError:
             return False
-        if digest.hexdigest() != wanted[name]:
+        if digest != wanted[name]:
             return False
     return True
