@@ -245,6 +245,12 @@ _TRAILING = re.compile(_SEPARATOR)
 _RUN = re.compile(rb"a+")
 
 
+# A chain's bytes (base64 characters and its separators) become "a", any other a dot.
+_SPAN_CHARS = bytes(0x61 if chr(b).isascii() and (chr(b).isalnum() or chr(b) in "+/= \t\n")
+                    else 0x2E for b in range(256))
+_SPAN_OF_120 = b"a" * 120
+
+
 def _pieces(text: str) -> Iterator[tuple[int, str]]:
     """(offset, text) of each chain of 4 or more pieces, with its trailing separator."""
     raw = _utf8(text)
@@ -264,8 +270,9 @@ def _pieces(text: str) -> Iterator[tuple[int, str]]:
 def split_blobs(text: str) -> Found:
     """Base64 wrapped over lines or split by spaces: the pieces joined are a blob that no
     single piece is. Prose never qualifies: its words have no digits and mixed case."""
-    if _RUN_OF_48[:8] * 2 not in _blob_map(text):
-        return
+    if _RUN_OF_48[:8] * 2 not in _blob_map(text) or _SPAN_OF_120 not in _utf8(
+            text).translate(_SPAN_CHARS):
+        return  # the 120 characters a split blob joins stand in a row, with its separators
     for start, found in _pieces(text):
         pieces = found.split()
         if len(pieces) < 2 or not all(_mixed_piece(p) for p in pieces[:-1]):

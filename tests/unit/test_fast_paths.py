@@ -274,3 +274,35 @@ def test_the_bytes_of_every_suspect_character_pass_the_invisible_unicode_gate() 
     for code in (*range(0x80, 0xD800), *range(0xE000, 0x10000), *range(0xE0000, 0xE0200)):
         if scan._SUSPECT.match(chr(code)):
             assert scan._SUSPECT_UTF8.search(chr(code).encode()), hex(code)
+
+
+def test_split_blobs_finds_what_it_finds_without_its_span_gate() -> None:
+    from skillsite.linter import scan
+
+    def ungated(text: str) -> list[tuple[int, str]]:
+        found = []
+        for start, chain in scan._pieces(text):
+            pieces = chain.split()
+            joined = "".join(pieces)
+            if (len(pieces) >= 2 and all(scan._mixed_piece(p) for p in pieces[:-1])
+                    and len(joined) >= 120 and all(len(p) < 120 for p in pieces)
+                    and scan.entropy(joined) >= 4.5
+                    and not all(c in "0123456789abcdefABCDEF" for c in joined)):
+                found.append(start)
+        return found
+
+    rng = random.Random(47)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    separators = [" ", "\n", "=\n", "==", " = ", "\t", "\r\n", ".", "\u00e9", "\n\n", "  \n  "]
+    found = 0
+    for _ in range(5000):
+        parts = [rng.choice(["", "x", "\u00e9"])]
+        for _ in range(rng.randint(1, 12)):
+            parts.append("".join(rng.choice(alphabet) for _ in range(rng.choice(
+                [6, 8, 12, 20, 30, 40, 64, 76, 119, 121]))))
+            parts.append(rng.choice(separators))
+        text = "".join(parts)
+        expected = ungated(text)
+        assert [at for at, _ in scan.split_blobs(text)] == expected, text
+        found += bool(expected)
+    assert found > 1000
