@@ -103,16 +103,22 @@ def test_sigkill_of_the_build_in_the_site_stage_leaves_no_worker(built, stage: s
 
 
 def test_sigkill_while_mkdocs_runs_in_shards_leaves_no_worker(tmp_path: Path) -> None:
-    """A clean build of 1,000 skills or more runs mkdocs in a pool of shard processes
-    (skillsite/site/parallel.py); killing the build while they run leaves none behind."""
+    """A clean build of 1,000 skills or more whose skill pages mkdocs renders (a
+    configuration with a hook of its own: stamp.allowed) runs mkdocs in a pool of shard
+    processes (skillsite/site/parallel.py); killing the build while they run leaves none
+    behind."""
+    from skillsite.site.mkdocs_run import PACKAGED_CONFIG
     from skillsite.site.stage import SHARD_FROM
 
     corpus = tmp_path / "corpus"
     generate(corpus, SHARD_FROM + 50, seed=5)
+    (tmp_path / "noop_hook.py").write_text("")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(PACKAGED_CONFIG.read_text() + "hooks:\n  - noop_hook.py\n")
     dist = tmp_path / "dist"
     assert run_build(corpus, dist, "--jobs", "2", "--no-site").returncode == 0
     kill = kill_in_stage(corpus, dist, "site mkdocs", 0.3, verify_dist(dist), "--jobs", "2",
-                         "--clean")
+                         "--clean", "--mkdocs-config", str(config))
     assert kill.killed_in == "site mkdocs", kill
     assert kill.survivors == [], kill
     assert kill.outcome.dist == "old", kill
