@@ -38,7 +38,6 @@ from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import catalog_groups, load_skills
 from skillsite.site.index_pages import Corpus
-from skillsite.site.integrity import intact
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
@@ -46,6 +45,7 @@ from skillsite.site.source import repository_of
 from skillsite.site.stamped_site import NotStampable, build_stamped
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
+from skillsite.store.manifest import intact
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
 CACHE = "site-cache"

@@ -1,4 +1,5 @@
-"""The site's check of a previous build agrees with the store's on every kind of change."""
+"""The check that a previous build's site can be carried forward (store.manifest.intact)
+sees every kind of change."""
 from __future__ import annotations
 
 import os
@@ -8,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from skillsite.site.integrity import intact
-from skillsite.store import manifest
+from skillsite.store.manifest import intact
 
 TOPS = ("site", "site-cache")
 
@@ -35,12 +35,12 @@ def _link(dist: Path) -> None:
 
 
 @pytest.mark.parametrize("change", [None, _modify, _add, _remove, _link])
-def test_intact_agrees_with_the_store(tmp_path: Path, make_build: Callable[..., Any],
+def test_intact_sees_every_kind_of_change(tmp_path: Path, make_build: Callable[..., Any],
                                       change: Callable[[Path], None] | None) -> None:
     dist = make_build(tmp_path).dist
     if change is not None:
         change(dist)
-    assert intact(dist, TOPS) == manifest.intact(dist, TOPS) == (change is None)
+    assert intact(dist, TOPS) == (change is None)
 
 
 def test_a_site_changed_since_its_build_is_not_carried_forward(
