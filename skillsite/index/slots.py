@@ -30,18 +30,7 @@ _HEAD = struct.Struct("<4sI")
 def write_names(path: Path, names: list[str]) -> None:
     """Write ``names`` (by slot) to ``path`` as a new file: the previous ``dist/`` may hold
     a hard link to the old one."""
-    encoded = [name.encode("utf-8") for name in names]
-    offsets = array("I", [0])
-    for name in encoded:
-        offsets.append(offsets[-1] + len(name))
-    if sys.byteorder == "big":
-        offsets.byteswap()
-    partial = path.with_suffix(".tmp")
-    with open(partial, "wb") as out:
-        out.write(_HEAD.pack(MAGIC, len(names)))
-        out.write(offsets.tobytes())
-        out.write(b"".join(encoded))
-    os.replace(partial, path)
+    _write_table(path, array("I", [0]), b"", names)
 
 
 def append_names(path: Path, names: list[str]) -> None:
@@ -49,10 +38,16 @@ def append_names(path: Path, names: list[str]) -> None:
     file (see :func:`write_names`), without decoding the names already there."""
     table = NameTable(path)
     try:
-        before, count = bytes(table._map[table._start:]), table.count
+        before = bytes(table._map[table._start:])
         offsets = array("I", table._offsets)  # in this machine's byte order
     finally:
         table.close()
+    _write_table(path, offsets, before, names)
+
+
+def _write_table(path: Path, offsets: array[int], before: bytes, names: list[str]) -> None:
+    """Write a names file: the names whose ``offsets`` (this machine's byte order, ending
+    with the end of ``before``) and encoded bytes ``before`` are given, then ``names``."""
     encoded = [name.encode("utf-8") for name in names]
     for name in encoded:
         offsets.append(offsets[-1] + len(name))
@@ -60,7 +55,7 @@ def append_names(path: Path, names: list[str]) -> None:
         offsets.byteswap()
     partial = path.with_suffix(".tmp")
     with open(partial, "wb") as out:
-        out.write(_HEAD.pack(MAGIC, count + len(names)))
+        out.write(_HEAD.pack(MAGIC, len(offsets) - 1))
         out.write(offsets.tobytes())
         out.write(before)
         out.write(b"".join(encoded))
