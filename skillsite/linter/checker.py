@@ -221,24 +221,36 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     del head[0]
     pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
                                initargs=(os.getpid(), ctx, base, extract, finish))
+    submitted: list[Future[list[Any]]] = []
     try:
         pending: deque[Future[list[Any]]] = deque()
         for chunk in _chunks(chain(head, iterator)):
-            pending.append(pool.submit(_check_chunk, chunk))
+            submitted.append(pool.submit(_check_chunk, chunk))
+            pending.append(submitted[-1])
             while pending and (pending[0].done() or len(pending) > 4 * workers):
                 yield from _collect(pending.popleft(), progress)
         while pending:
             yield from _collect(pending.popleft(), progress)
     except BaseException:  # interrupted, or the caller stopped reading: stop at once
-        _stop(pool)
+        _stop(pool, submitted)
         raise
     pool.shutdown()
 
 
-def _stop(pool: ProcessPoolExecutor) -> None:
+def _stop(pool: ProcessPoolExecutor, submitted: list[Future[list[Any]]]) -> None:
     """Drop the queued chunks and wait only for the few the workers are on (well under a
     second). Killing the workers instead could cut a result in half inside the pipe, and
-    the pool's manager thread would then wait forever for the rest of it."""
+    the pool's manager thread would then wait forever for the rest of it.
+
+    A signal's exception (builder.dist.stopped_cleanly_by_signals) can land after a
+    future's lock is taken and before the ``with`` block that would release it, in
+    ``done()`` or ``result()``: the lock, a reentrant one owned by this thread, would then
+    be held for ever, and the shutdown would wait for ever on the manager thread, which
+    needs it to cancel that future. This thread releases any it holds first."""
+    for future in submitted:
+        condition = future._condition
+        while condition._is_owned():  # type: ignore[attr-defined]
+            condition.release()
     pool.shutdown(wait=True, cancel_futures=True)
 
 

@@ -302,3 +302,32 @@ def test_a_parallel_check_gives_what_one_process_gives(tmp_path: Path,
     two = checker.check([tmp_path], base=tmp_path, jobs=2)
     assert one.problems and two.problems == one.problems
     assert (two.files, two.skills, two.trust) == (one.files, one.skills, one.trust)
+
+
+def _sleep(seconds: float) -> float:
+    import time
+
+    time.sleep(seconds)
+    return seconds
+
+
+def test_stopping_the_pool_frees_a_future_lock_that_an_interrupt_left_held() -> None:
+    """A signal's exception landing inside Future.done() can leave the future's lock held
+    by the main thread; stopping the pool must not wait for ever on it (a hung build after
+    SIGTERM in tests/test_interrupt.py)."""
+    import threading
+    from concurrent.futures import ProcessPoolExecutor
+
+    from skillsite.linter.checker import _stop
+
+    ended = threading.Event()
+
+    def interrupted_consumer() -> None:
+        pool = ProcessPoolExecutor(1)
+        submitted = [pool.submit(_sleep, 0.5) for _ in range(4)]
+        submitted[-1]._condition.acquire()  # as an exception inside done() leaves it
+        _stop(pool, submitted)
+        ended.set()
+
+    threading.Thread(target=interrupted_consumer, daemon=True).start()
+    assert ended.wait(30), "stopping the pool waited for ever on a future's lock"
