@@ -188,17 +188,29 @@ def _skills(skills: list[SiteSkill], here: str) -> str:
 
 
 def _plugins_index(plugins: list[dict[str, Any]]) -> str:
-    rows = []
-    for plugin in sorted(plugins, key=lambda p: (p["name"], str(p.get("collection") or ""))):
-        path = plugin_path(plugin["name"], str(plugin.get("collection") or ""))
-        rows.append([link(href("plugins", path), plugin["name"]),
-                     text(plugin.get("category") or ""), str(plugin.get("skills", 0)),
-                     text(short(str(plugin.get("description") or "")))])
+    ranked = sorted(plugins, key=lambda p: (p["name"], str(p.get("collection") or "")))
     return "\n".join([front_matter("Plugins", description=f"{len(plugins)} Claude Code "
                                    "plugins and their skills."),
                       heading(1, "Plugins"),
-                      block(table(("plugin", "category", "skills", "description"), rows),
-                            "skillsite-listing")])
+                      block(plugin_cards(ranked, "plugins"), "skillsite-listing")])
+
+
+def plugin_cards(plugins: list[dict[str, Any]], here: str) -> str:
+    """A card for each plugin, in the order given, linked from the page at ``here``: its
+    name, description, skill count and category (cards, not a table, so that a phone
+    shows them without scrolling sideways)."""
+    cards = []
+    for plugin in plugins:
+        name = str(plugin.get("display_name") or plugin["name"])
+        url = href(here, plugin_path(plugin["name"], str(plugin.get("collection") or "")))
+        category = plugin.get("category")
+        extra = f" · {text(category)}" if isinstance(category, str) and category else ""
+        cards.append(f'<li class="skillsite-card">{link(url, name)}'
+                     f'<p class="skillsite-card__description">'
+                     f'{text(short(str(plugin.get("description") or "")))}</p>'
+                     f'<p class="skillsite-card__meta">{int(plugin.get("skills") or 0)} skills'
+                     f"{extra}</p></li>")
+    return f'<ul class="skillsite-cards skillsite-cards--grid">{"".join(cards)}</ul>'
 
 
 def _collections_index(collections: list[dict[str, Any]]) -> str:

@@ -15,9 +15,9 @@ from typing import Any
 
 from skillsite.models import Problem
 from skillsite.site.about import About
-from skillsite.site.cards import LEVELS, card_items, short, skill_cards
+from skillsite.site.cards import LEVELS, card_items, skill_cards
 from skillsite.site.data import SiteSkill, slug_of
-from skillsite.site.groups import collection_path, plugin_path
+from skillsite.site.groups import collection_path, plugin_cards
 from skillsite.site.markup import block, front_matter, heading, href, link, table
 from skillsite.site.sanitize import attr, text
 
@@ -113,8 +113,9 @@ def _home(listed: list[Listed], problems: list[Problem], corpus: Corpus,
     if plugins:
         more = f'<p>{link("plugins/", f"All {len(plugins)} plugins")}</p>' \
             if len(plugins) > TOP_PLUGINS else ""
+        largest = sorted(plugins, key=lambda p: (-int(p.get("skills") or 0), p["name"]))
         parts += [heading(2, "Plugins"),
-                  block(_plugin_cards(plugins) + more, "skillsite-groups")]
+                  block(plugin_cards(largest[:TOP_PLUGINS], "") + more, "skillsite-groups")]
     if corpus.collections:
         chips = [(link(href("", collection_path(c["name"])), c["name"]),
                   int(c.get("skills") or 0)) for c in corpus.collections]
@@ -170,22 +171,6 @@ def _stats(listed: list[Listed], problems: list[Problem], corpus: Corpus,
         counts.append(f"<li><strong>{len(problems)}</strong> "
                       f"{link('problems/', _plural(len(problems), 'problem'))}{of_them}</li>")
     return f'<ul class="skillsite-stats">{"".join(counts)}</ul>'
-
-
-def _plugin_cards(plugins: list[dict[str, Any]]) -> str:
-    cards = []
-    ranked = sorted(plugins, key=lambda p: (-int(p.get("skills") or 0), p["name"]))
-    for plugin in ranked[:TOP_PLUGINS]:
-        name = str(plugin.get("display_name") or plugin["name"])
-        url = href("", plugin_path(plugin["name"], str(plugin.get("collection") or "")))
-        extra = f" · {text(plugin['category'])}" if isinstance(plugin.get("category"), str) \
-            and plugin["category"] else ""
-        cards.append(f'<li class="skillsite-card">{link(url, name)}'
-                     f'<p class="skillsite-card__description">'
-                     f'{text(short(str(plugin.get("description") or "")))}</p>'
-                     f'<p class="skillsite-card__meta">{int(plugin.get("skills") or 0)} skills'
-                     f"{extra}</p></li>")
-    return f'<ul class="skillsite-cards skillsite-cards--grid">{"".join(cards)}</ul>'
 
 
 def _chips(items: list[tuple[str, int]]) -> str:

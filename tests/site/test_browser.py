@@ -184,7 +184,7 @@ def test_no_sideways_scroll_on_a_phone(browser: Any, base_url: str, artifacts: P
     context = browser.new_context(viewport={"width": 390, "height": 844})
     tab = context.new_page()
     for path in ("", "skills/", "categories/development/", "tags/release/", "problems/",
-                 "plugins/toolbox/"):
+                 "plugins/toolbox/", "plugins/"):
         tab.goto(base_url + path)
         tab.wait_for_load_state("networkidle")
         wide = tab.evaluate("""() => {
