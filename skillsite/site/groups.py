@@ -189,10 +189,19 @@ def _skills(skills: list[SiteSkill], here: str) -> str:
 
 def _plugins_index(plugins: list[dict[str, Any]]) -> str:
     ranked = sorted(plugins, key=lambda p: (p["name"], str(p.get("collection") or "")))
-    return "\n".join([front_matter("Plugins", description=f"{len(plugins)} Claude Code "
-                                   "plugins and their skills."),
-                      heading(1, "Plugins"),
-                      block(plugin_cards(ranked, "plugins"), "skillsite-listing")])
+    here = [p for p in ranked if int(p.get("skills") or 0) > 0]
+    elsewhere = [p for p in ranked if int(p.get("skills") or 0) == 0]
+    pieces = [front_matter("Plugins", description=f"{len(plugins)} Claude Code plugins and "
+                           "their skills."),
+              heading(1, "Plugins")]
+    if here and elsewhere:  # a marketplace that lists plugins kept in other repositories
+        pieces.append(heading(2, f"With skills in this catalog ({len(here)})"))
+    if here:
+        pieces.append(block(plugin_cards(here, "plugins"), "skillsite-listing"))
+    if elsewhere:
+        pieces += [heading(2, f"Listed, with their source elsewhere ({len(elsewhere)})"),
+                   block(plugin_cards(elsewhere, "plugins"), "skillsite-listing")]
+    return "\n".join(pieces)
 
 
 def plugin_cards(plugins: list[dict[str, Any]], here: str) -> str:
@@ -205,11 +214,13 @@ def plugin_cards(plugins: list[dict[str, Any]], here: str) -> str:
         url = href(here, plugin_path(plugin["name"], str(plugin.get("collection") or "")))
         category = plugin.get("category")
         extra = f" · {text(category)}" if isinstance(category, str) and category else ""
+        count = int(plugin.get("skills") or 0)
+        found = (f"{count} skill{'' if count == 1 else 's'}" if count
+                 else "source elsewhere, not fetched")
         cards.append(f'<li class="skillsite-card">{link(url, name)}'
                      f'<p class="skillsite-card__description">'
                      f'{text(short(str(plugin.get("description") or "")))}</p>'
-                     f'<p class="skillsite-card__meta">{int(plugin.get("skills") or 0)} skills'
-                     f"{extra}</p></li>")
+                     f'<p class="skillsite-card__meta">{found}{extra}</p></li>')
     return f'<ul class="skillsite-cards skillsite-cards--grid">{"".join(cards)}</ul>'
 
 

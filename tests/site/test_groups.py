@@ -33,3 +33,19 @@ def test_a_collection_page_lists_its_repository_plugins_and_skills() -> None:
     assert "&lt;b&gt;Ann&lt;/b&gt;" in kit and "<b>" not in kit      # text, never markup
     assert "javascript:" not in kit                                  # only https links
     assert "/plugin install" not in kit        # no marketplace: no plugin command
+
+
+def test_the_plugins_page_puts_plugins_listed_from_elsewhere_apart() -> None:
+    groups = SiteGroups(
+        plugins=[{"name": "kit", "collection": "", "skills": 2, "source": "local",
+                  "category": "dev"},
+                 {"name": "away", "collection": "", "skills": 0,
+                  "source": "github:acme/away", "description": "<i>Remote</i> tools."}],
+        collections=[], repos={})
+    page = group_pages(groups, [_skill("kit:one", "kit")])["plugins/index.md"]
+    here, elsewhere = page.split("Listed, with their source elsewhere \\(1\\)")
+    assert "With skills in this catalog \\(1\\)" in here
+    assert 'href="kit/"' in here and "2 skills · dev" in here and "away" not in here
+    assert 'href="away/"' in elsewhere and "source elsewhere, not fetched" in elsewhere
+    assert "&lt;i&gt;Remote&lt;/i&gt; tools." in elsewhere and "<i>" not in elsewhere
+    assert "<table" not in page                       # cards: no sideways scroll on a phone
