@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -70,12 +71,19 @@ class Namespaces:
     _work_trees: dict[str, bool] = field(default_factory=dict)
     #: Each marketplace's local plugins, by the marketplace's folder (worked out once).
     _listed: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+    #: Folders known to have no ``.claude-plugin`` entry (see :meth:`of`).
+    _bare: set[str] = field(default_factory=set)
 
-    def of(self, path: str) -> Namespace:
-        """The namespace of the file at ``path`` (absolute or relative to the root)."""
+    def of(self, path: str, names: Iterable[str] | None = None) -> Namespace:
+        """The namespace of the file at ``path`` (absolute or relative to the root).
+        ``names``, when given, are the names in the file's folder (as discovery listed
+        it): a folder without a ``.claude-plugin`` entry holds no manifest, and the file
+        system is not asked."""
         folder = os.path.dirname(os.path.join(self.root, path))
         found = self._folders.get(folder)
         if found is None:
+            if names is not None and PLUGIN_DIR not in names:
+                self._bare.add(folder)
             found = self._folders[folder] = self._work_out(folder)
         return found
 
@@ -91,6 +99,8 @@ class Namespaces:
 
     def manifest(self, folder: str, name: str) -> ManifestFile | None:
         """``folder/.claude-plugin/<name>``, parsed; None when there is none."""
+        if folder in self._bare:
+            return None
         path = os.path.join(folder, PLUGIN_DIR, name)
         if path not in self._manifests:
             self._manifests[path] = read_manifest_file(path)

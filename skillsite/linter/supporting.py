@@ -109,13 +109,26 @@ class _Walk:
         return "device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "special file"
 
     def result(self) -> Supporting:
+        files = self.regular + self._linked()
+        files.sort()
+        if len(files) > MAX_SUPPORTING_FILES:
+            self.skipped += [Skipped(rel, f"the skill has more than {MAX_SUPPORTING_FILES} "
+                                          "files") for rel in files[MAX_SUPPORTING_FILES:]]
+            del files[MAX_SUPPORTING_FILES:]
+        return Supporting(tuple(files), tuple(sorted(self.folders)),
+                          tuple(sorted(self.skipped, key=lambda s: s.rel)))
+
+    def _linked(self) -> list[str]:
+        """The symlinks that are supporting files (the others are skipped, with why)."""
+        if not self.links:
+            return []  # most skills: no real path to work out
         # A regular file of the walk lies in real folders below the skill's (the walk never
         # goes into a symlinked one): its real path is the folder's and its own below it.
         real_folder = os.path.realpath(self.folder)
         real = {os.path.join(real_folder, rel) for rel in self.regular}
         real.add(os.path.join(real_folder, self.own_file) if self.own_file is not None
                  else os.path.realpath(self.own))
-        files = list(self.regular)
+        files = []
         for rel in self.links:
             target = os.path.realpath(os.path.join(self.folder, rel))
             if target in real:
@@ -127,13 +140,7 @@ class _Walk:
                                                  "of this skill's own supporting files "
                                                  "(another skill's, a hidden or special "
                                                  "file, or one outside the folder)"))
-        files.sort()
-        if len(files) > MAX_SUPPORTING_FILES:
-            self.skipped += [Skipped(rel, f"the skill has more than {MAX_SUPPORTING_FILES} "
-                                          "files") for rel in files[MAX_SUPPORTING_FILES:]]
-            del files[MAX_SUPPORTING_FILES:]
-        return Supporting(tuple(files), tuple(sorted(self.folders)),
-                          tuple(sorted(self.skipped, key=lambda s: s.rel)))
+        return files
 
 
 @lru_cache(maxsize=64)

@@ -119,6 +119,8 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
         language = _LANGUAGES.get(suffix)
         if language:
             languages[language] = languages.get(language, 0) + 1
+        elif "://" not in text.text and not any(w in text.text for w in _CREDENTIAL_WORDS):
+            continue  # its command lines could hold no host and no credential: skip them
         code = text.text if language else _command_lines(text.text)
         if "://" in code:  # what every URL holds
             hosts.update(h.lower() for h in _URL.findall(code)

@@ -32,8 +32,12 @@ class Context:
 
     def namespace_of(self, doc: Document) -> Namespace:
         """The plugin and collection of ``doc`` (see :mod:`skillsite.linter.namespaces`)."""
-        return doc.memo("namespace", lambda: self.namespaces_of(doc.source.root).of(
-            os.path.abspath(doc.source.path)))
+        return doc.memo("namespace", lambda: self._namespace(doc))
+
+    def _namespace(self, doc: Document) -> Namespace:
+        tree = doc.source.tree  # a SKILL.md's folders as discovery listed them
+        names = [name for name, _ in tree[""]] if tree else None
+        return self.namespaces_of(doc.source.root).of(os.path.abspath(doc.source.path), names)
 
     def real_root(self, doc: Document) -> Path:
         return doc.source.root.resolve()
