@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -89,22 +90,115 @@ def file_sha256(path: Path) -> str:
 
 def write_manifest(folder: Path, fields: dict[str, Any], previous: Path | None = None,
                    known: dict[str, str] | None = None) -> None:
-    """The manifest of ``folder``; ``known`` are checksums already taken."""
+    """The manifest of ``folder``; ``known`` are checksums already taken. A file that
+    ``previous`` (an earlier dist) recorded at the same path with the same size, mtime and
+    inode (a hard link the build kept) takes that dist's checksum instead of being read
+    again (see :func:`recorded`). Then :data:`STATS`, the stat of every file as hashed."""
     known = known or {}
-    files = {**file_checksums(folder, previous, skip=known), **known}
-    sizes = {name: (folder / name).stat().st_size for name in sorted(files)}
+    started = time.time_ns()
+    found: dict[str, os.stat_result] = {}
+    for top in os.listdir(folder):
+        if top not in (MANIFEST, STATS):
+            _stat_walk(str(folder), top, found, links=True)
+    before = recorded(previous) if previous is not None else {}
+    files: dict[str, str] = {}
+    unknown: list[str] = []
+    for name, stat in found.items():
+        digest = known.get(name)
+        if digest is None:
+            was = before.get(name)
+            if was is not None and was[:3] == (stat.st_size, stat.st_mtime_ns, stat.st_ino):
+                digest = was[3]
+        if digest is None:
+            unknown.append(name)
+        else:
+            files[name] = digest
+    files.update(_hash_all(str(folder), unknown, strict=True))
+    names = sorted(found)
     manifest = {"artifact_version": ARTIFACT_VERSION, **fields,
-                "files": dict(sorted(files.items())), "sizes": sizes}
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=False) + "\n",
-                                   encoding="utf-8")
+                "files": {name: files[name] for name in names},
+                "sizes": {name: found[name].st_size for name in names}}
+    data = (json.dumps(manifest, indent=2, sort_keys=False) + "\n").encode("utf-8")
+    (folder / MANIFEST).write_bytes(data)
+    _write_stats(folder, data, [found[name] for name in names], started)
+
+
+#: Beside the manifest (and not in it), the size, mtime and inode of each file it lists as
+#: they were when it was hashed: a later build trusts a file whose stat is unchanged
+#: instead of hashing it again (as git trusts its index), see :func:`recorded`.
+STATS = "manifest.stat"
+_STATS_MAGIC = b"skillsite-stat-1\n"
+#: A file modified less than this before its stat was taken is always hashed again: a
+#: change made within the same tick of the file system's clock keeps the mtime ("racily
+#: clean" in git's words).
+RACY_NS = 2_000_000_000
+
+
+def _write_stats(folder: Path, manifest: bytes, stats: list[os.stat_result],
+                 started: int) -> None:
+    from array import array
+
+    values = array("q")
+    for stat in stats:
+        mtime = stat.st_mtime_ns
+        values.extend((stat.st_size, mtime if mtime < started - RACY_NS else -1,
+                       stat.st_ino))
+    header = _STATS_MAGIC + hashlib.sha256(manifest).digest() + len(stats).to_bytes(8, "little")
+    if values.itemsize != 8:  # pragma: no cover - a platform without 64-bit 'q'
+        return
+    (folder / STATS).write_bytes(header + values.tobytes())
+
+
+def recorded(dist: Path, loaded: tuple[bytes, dict[str, Any]] | None = None
+             ) -> dict[str, tuple[int, int, int, str]]:
+    """What :data:`STATS` says of the files of ``dist``'s manifest: path -> size, mtime
+    (ns), inode and sha256, for the files whose stat was taken safely after their last
+    change; nothing when the record is missing, damaged or of another manifest.
+
+    A file with that stat now is trusted to hold those bytes: a change made in place that
+    keeps its size, mtime and inode is not seen (dist/ is the build's own output, and only
+    what the build wrote there is carried forward)."""
+    from array import array
+
+    loaded = loaded or _load(dist)
+    try:
+        raw = (dist / STATS).read_bytes()
+    except OSError:
+        return {}
+    if loaded is None:
+        return {}
+    manifest, listed = loaded
+    files = listed.get("files")
+    head = len(_STATS_MAGIC) + 32 + 8
+    if (not isinstance(files, dict) or not raw.startswith(_STATS_MAGIC)
+            or raw[len(_STATS_MAGIC):head - 8] != hashlib.sha256(manifest).digest()):
+        return {}
+    count = int.from_bytes(raw[head - 8:head], "little")
+    values = array("q")
+    if values.itemsize != 8 or count != len(files) or len(raw) - head != count * 24:
+        return {}
+    values.frombytes(raw[head:])
+    found = {}
+    for at, (name, digest) in enumerate(files.items()):  # in the order written
+        size, mtime, inode = values[3 * at:3 * at + 3]
+        if mtime >= 0 and isinstance(name, str) and isinstance(digest, str):
+            found[name] = (size, mtime, inode, digest)
+    return found
 
 
 def read_manifest(dist: Path) -> dict[str, Any] | None:
+    loaded = _load(dist)
+    return loaded[1] if loaded else None
+
+
+def _load(dist: Path) -> tuple[bytes, dict[str, Any]] | None:
+    """The manifest's bytes and what they hold, or None."""
     try:
-        manifest = json.loads((dist / MANIFEST).read_text(encoding="utf-8"))
+        data = (dist / MANIFEST).read_bytes()
+        manifest = json.loads(data.decode("utf-8"))
     except (OSError, ValueError):
         return None
-    return manifest if isinstance(manifest, dict) else None
+    return (data, manifest) if isinstance(manifest, dict) else None
 
 
 def intact(dist: Path, tops: tuple[str, ...]) -> bool:
@@ -113,55 +207,92 @@ def intact(dist: Path, tops: tuple[str, ...]) -> bool:
     build may carry forward from it (hard-linked, so that a change made since would reach
     the new build too).
 
-    A site holds four files a skill (400k at 100k skills), so the walk uses ``os.scandir``
-    and the files are hashed in batches on threads: ``pathlib``'s walk and one thread task
-    a file cost more than reading and hashing them."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    listed = (read_manifest(dist) or {}).get("files")
-    if not isinstance(listed, dict):
+    A file whose size, mtime and inode are those :data:`STATS` recorded when it was hashed
+    is trusted (see :func:`recorded`); only the others are read and hashed, on threads.
+    A site holds four files a skill (400k at 100k skills), so the walk uses ``os.scandir``."""
+    loaded = _load(dist)
+    listed = loaded[1].get("files") if loaded else None
+    if loaded is None or not isinstance(listed, dict):
         return False
     wanted = {name: digest for name, digest in listed.items()
               if isinstance(name, str) and name.split("/", 1)[0] in tops}
-    found: list[str] = []
+    found: dict[str, os.stat_result] = {}
     for top in tops:
         folder = dist / top
-        if folder.is_dir() and not folder.is_symlink() and not _walk(str(dist), top, found):
+        if folder.is_dir() and not folder.is_symlink() and not _stat_walk(str(dist), top, found):
             return False
-    if not wanted or len(found) != len(wanted) or set(found) != wanted.keys():
+    if not wanted or len(found) != len(wanted) or found.keys() != wanted.keys():
         return False
-    batches = [found[start:start + HASH_BATCH] for start in range(0, len(found), HASH_BATCH)]
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return all(pool.map(lambda names: _match(str(dist), names, wanted), batches))
+    known = recorded(dist, loaded)
+    unknown = []
+    for name, stat in found.items():
+        was = known.get(name)
+        if was is None or was[:3] != (stat.st_size, stat.st_mtime_ns, stat.st_ino) \
+                or was[3] != wanted[name]:
+            unknown.append(name)
+    hashed = _hash_all(str(dist), unknown)
+    return len(hashed) == len(unknown) and all(hashed[name] == wanted[name] for name in unknown)
 
 
-#: Files hashed by one thread task of :func:`intact`.
+#: Files hashed by one thread task of :func:`_hash_all`.
 HASH_BATCH = 256
 
 
-def _walk(root: str, relative: str, found: list[str]) -> bool:
-    """Add the files under ``root/relative`` to ``found`` (relative, with ``/``); False
-    at a symbolic link (never carried forward)."""
-    with os.scandir(os.path.join(root, relative)) as entries:
+def _stat_walk(root: str, relative: str, found: dict[str, os.stat_result], *,
+               links: bool = False) -> bool:
+    """Add the files under ``root/relative`` (or that file) to ``found`` (relative, with
+    ``/``), with their stat; False at a symbolic link (never carried forward), or with
+    ``links`` a link to a file is taken as that file (and one to a folder left out)."""
+    path = os.path.join(root, relative)
+    if os.path.islink(path):
+        if not links:
+            return False
+        if os.path.isfile(path):
+            found[relative] = os.stat(path)
+        return True
+    if not os.path.isdir(path):
+        if os.path.isfile(path):
+            found[relative] = os.lstat(path)
+        return True
+    with os.scandir(path) as entries:
         for entry in entries:
             name = f"{relative}/{entry.name}"
             if entry.is_symlink():
-                return False
-            if entry.is_dir(follow_symlinks=False):
-                if not _walk(root, name, found):
+                if not links:
+                    return False
+                if entry.is_file():
+                    found[name] = entry.stat()
+            elif entry.is_dir(follow_symlinks=False):
+                if not _stat_walk(root, name, found, links=links):
                     return False
             elif entry.is_file(follow_symlinks=False):
-                found.append(name)
+                found[name] = entry.stat(follow_symlinks=False)
     return True
 
 
-def _match(root: str, names: list[str], wanted: dict[str, str]) -> bool:
+def _hash_all(root: str, names: list[str], *, strict: bool = False) -> dict[str, str]:
+    """The sha256 of each of ``names`` (relative to ``root``), hashed in batches on
+    threads (hashing releases the interpreter lock); a file that cannot be read is left
+    out, or with ``strict`` raises its OSError."""
+    if len(names) <= HASH_BATCH:
+        return _hash_batch(root, names, strict)
+    from concurrent.futures import ThreadPoolExecutor
+
+    batches = [names[start:start + HASH_BATCH] for start in range(0, len(names), HASH_BATCH)]
+    hashed: dict[str, str] = {}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        for part in pool.map(lambda batch: _hash_batch(root, batch, strict), batches):
+            hashed.update(part)
+    return hashed
+
+
+def _hash_batch(root: str, names: list[str], strict: bool) -> dict[str, str]:
+    hashed = {}
     for name in names:
         try:
             with open(os.path.join(root, name), "rb", buffering=0) as handle:
-                digest = hashlib.file_digest(handle, "sha256").hexdigest()
+                hashed[name] = hashlib.file_digest(handle, "sha256").hexdigest()
         except OSError:
-            return False
-        if digest != wanted[name]:
-            return False
-    return True
+            if strict:
+                raise
+    return hashed

@@ -52,3 +52,42 @@ def test_a_site_changed_since_its_build_is_not_carried_forward(
     page = again.dist / "site" / "skills" / "beta-check" / "index.html"
     assert b"beta-chekk" not in page.read_bytes()
     assert intact(again.dist, TOPS)
+
+
+def test_a_file_is_trusted_by_its_recorded_stat_and_hashed_when_it_differs(
+        tmp_path: Path, make_build: Callable[..., Any],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file whose size, mtime and inode are those recorded beside the manifest when it
+    was hashed is not read again (a change in place that keeps all three is not seen, as
+    SECURITY.md says); a change of any of them sends it to be hashed."""
+    from skillsite.store import manifest
+
+    monkeypatch.setattr(manifest, "RACY_NS", -10**18)  # every file's stat is recorded
+    dist = make_build(tmp_path).dist
+    page = dist / "site" / "skills" / "beta-check" / "index.html"
+    assert "site/skills/beta-check/index.html" in manifest.recorded(dist)
+    stat, written = page.stat(), page.read_bytes()
+    _modify(dist)
+    assert not intact(dist, TOPS)  # same size and inode, another mtime: hashed, differs
+    os.utime(page, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    assert intact(dist, TOPS)  # the stat it was recorded with: trusted, not read
+    hashed: list[str] = []
+    real = manifest._hash_all
+    monkeypatch.setattr(manifest, "_hash_all",
+                        lambda root, names, **kw: hashed.extend(names) or real(root, names, **kw))
+    page.write_bytes(written)  # the bytes it was built with, a new mtime: hashed, intact
+    assert intact(dist, TOPS) and hashed == ["site/skills/beta-check/index.html"]
+
+
+def test_a_stat_record_of_another_manifest_or_too_recent_is_not_used(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """Files written within RACY_NS of the record are always hashed again (a change within
+    the same tick of the file system's clock would keep the mtime), and a record is only
+    believed with the manifest it was written with."""
+    from skillsite.store import manifest
+
+    dist = make_build(tmp_path).dist  # a build of a few seconds: every file is recent
+    assert manifest.recorded(dist) == {}
+    assert intact(dist, TOPS)
+    (dist / manifest.STATS).write_bytes(b"skillsite-stat-1\n" + bytes(64))
+    assert manifest.recorded(dist) == {} and intact(dist, TOPS)
