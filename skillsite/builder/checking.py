@@ -123,10 +123,17 @@ class _ChangeCheck:
         # Folders relative to the root, as keys hold them ("" for the root itself).
         skip = {folder[len(self.prefix):] for folder in gone}
         skip |= {folder[len(self.prefix):] for folder in changes.changed_folders or ()}
+        # The scan compared every folder of the walk and every dependency outside it
+        # (a supporting file's change puts its skill in ``changes.changed``), so a file
+        # that depends on none of the folders that moved or went still holds: only the
+        # few that do are compared dependency by dependency.
+        moved = {*(changes.changed_folders or ()), *gone}
         for key, cached in self.old.files.items():
             if key.rpartition("/")[0] in skip:
                 continue  # relisted below, or gone
-            if key not in changes.changed and dependencies_unchanged(cached, self.mtimes):
+            if key not in changes.changed and (
+                    not any(folder in moved for folder, _ in cached.deps)
+                    or dependencies_unchanged(cached, self.mtimes)):
                 self.cache.files[key] = cached
             else:
                 yield key, *self.sources.locate(key)
