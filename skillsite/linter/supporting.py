@@ -143,6 +143,28 @@ class _Walk:
         return files
 
 
+def nothing_skipped(tree: skilltree.Tree | None) -> bool:
+    """Whether :func:`supporting_files` surely skips no entry of a skill whose folders
+    discovery listed as ``tree``: every entry is a regular file or a folder with a
+    visible, valid UTF-8 name, every folder the walk enters is listed, and there are at
+    most :data:`MAX_SUPPORTING_FILES` files. Cheaper than the walk, and true of most
+    skills; False (work it out) when unsure."""
+    if not tree:
+        return False
+    files = 0
+    for rel, entries in tree.items():
+        for name, kind in entries:
+            if name.startswith(".") or kind not in (skilltree.FILE, skilltree.FOLDER) \
+                    or not utf8(name):
+                return False
+            if kind == skilltree.FILE:
+                files += 1
+            elif skilltree.descends(name, kind) and (f"{rel}/{name}" if rel else name) \
+                    not in tree:
+                return False  # the walk would list it now (discovery could not)
+    return files <= MAX_SUPPORTING_FILES
+
+
 @lru_cache(maxsize=64)
 def _real(root: str) -> str:
     return os.path.realpath(root)

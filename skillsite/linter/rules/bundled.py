@@ -15,7 +15,7 @@ from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.surroundings import outside_texts
-from skillsite.linter.supporting import supporting_of
+from skillsite.linter.supporting import nothing_skipped, supporting_of
 from skillsite.models import Document
 
 LONG_REFERENCE_LINES = 100
@@ -345,6 +345,8 @@ def file_not_published(doc: Document, ctx: Context) -> Iterator[Finding]:
         yield (1, 1), (f"{printable(own)} is not published: its path is not valid UTF-8, "
                        "which no page, archive or JSON file can hold; rename its folder")
         return
+    if doc.source.kind == "skill-md" and nothing_skipped(doc.source.tree):
+        return  # most skills: nothing to report, without the walk
     for skipped in supporting_of(doc).skipped:
         yield Elsewhere(skipped.rel, 1, 1), (
             f"{printable(skipped.rel)} is not published: {skipped.reason}")

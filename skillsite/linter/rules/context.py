@@ -22,6 +22,8 @@ class Context:
     #: Texts around skills (instruction files, plugin agents, sibling skills) that rules
     #: read once per run (see ``rules.surroundings``).
     texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
+    #: The real path of each corpus root (see ``real_root``).
+    real_roots: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
 
     def namespaces_of(self, root: Path | str) -> Namespaces:
         key = os.path.abspath(root)
@@ -40,7 +42,12 @@ class Context:
         return self.namespaces_of(doc.source.root).of(os.path.abspath(doc.source.path), names)
 
     def real_root(self, doc: Document) -> Path:
-        return doc.source.root.resolve()
+        """The real path of the document's corpus root, worked out once per root."""
+        root = str(doc.source.root)
+        found = self.real_roots.get(root)
+        if found is None:
+            found = self.real_roots[root] = doc.source.root.resolve()
+        return found
 
 
 #: Front-matter fields only Claude Code defines. ``argument-hint``, ``user-invocable``,
