@@ -5,6 +5,7 @@ from __future__ import annotations
 import calendar
 import hashlib
 import json
+import marshal
 import os
 import posixpath
 import re
@@ -16,6 +17,7 @@ from typing import Any
 
 from skillsite.linter.rules.context import dialect
 from skillsite.models import Document, Problem, Source
+from skillsite.site.writing import write_new
 from skillsite.store.content import ContentStore
 
 #: Front-matter keys that mark the Claude Code dialect of SKILL.md.
@@ -101,20 +103,24 @@ def slug_of(name: str) -> str:
     return f"{slug[:MAX_SLUG - 68]}-_h{digest}_"
 
 
-def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSkill]:
-    """Every skill in ``dist`` (sorted by name) with its neighbours and problems."""
+def load_skills(dist: Path, root: Path, problems: list[Problem],
+                previous: Path | None = None) -> list[SiteSkill]:
+    """Every skill in ``dist`` (sorted by name) with its neighbours and problems.
+
+    What the site takes of each skill's rows in the content store is kept per shard in
+    ``site-cache/skills/``; a shard that is the same file as when ``previous`` (an earlier
+    dist) read it is not read again (see :func:`_stored_parts`)."""
     catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))["skills"]
     skills: dict[str, SiteSkill] = {}
     top = str(root)
-    with ContentStore(dist / "content") as store:
-        for record in catalog:
-            key = record["id"]
-            meta = store.meta(key) or {}
-            skill = _skill(record, meta, store.files(key), top)
-            start = skill.folder + "/" if skill.folder else ""
-            skill.stored = {start + path: digest for path, _, digest, kept
-                            in store.file_rows(key) if kept and digest}
-            skills[key] = skill
+    parts = _stored_parts(dist, previous)
+    for record in catalog:
+        key = record["id"]
+        title, metadata, headings, files, stored = parts.get(key) or _NOTHING
+        skill = _skill(record, title, metadata, headings, files, top)
+        start = skill.folder + "/" if skill.folder else ""
+        skill.stored = {start + path: digest for path, digest in stored}
+        skills[key] = skill
     _connect(skills, json.loads((dist / "graph.json").read_text(encoding="utf-8")))
     by_path: dict[str, list[Problem]] = defaultdict(list)
     for problem in problems:
@@ -123,6 +129,50 @@ def load_skills(dist: Path, root: Path, problems: list[Problem]) -> list[SiteSki
         skill.problems = [p for path in (skill.path, *skill.files)
                           for p in by_path.get(path, ())]
     return [skills[name] for name in sorted(skills)]
+
+
+#: What the site takes of a skill's rows: title, metadata, headings, supporting files and
+#: the (path, sha256) of each file whose bytes were kept.
+Parts = tuple[str, dict[str, Any], list[str], list[str], list[tuple[str, str]]]
+_NOTHING: Parts = ("", {}, [], [], [])
+#: Where the parts of each content shard are kept, in the site cache (``NN.sqlite`` ->
+#: ``NN.bin``: marshal of the shard's (size, mtime_ns, inode) and its parts by name).
+PARTS = "site-cache/skills"
+_PARTS_VERSION = 1
+
+
+def _stored_parts(dist: Path, previous: Path | None) -> dict[str, Parts]:
+    """The parts of every skill in ``dist``'s content store, by name. A shard whose size,
+    mtime and inode are those recorded with its parts in ``previous`` (an unchanged shard
+    the build hard-linked: the content store never writes a linked shard in place) takes
+    those parts and links their file; the others are read, and their parts written."""
+    found: dict[str, Parts] = {}
+    into = dist / PARTS
+    into.mkdir(parents=True, exist_ok=True)
+    content = dist / "content"
+    with ContentStore(content) as store:
+        for shard in sorted(p.name for p in content.glob("*.sqlite")):
+            stat = os.stat(content / shard)
+            seen = (_PARTS_VERSION, stat.st_size, stat.st_mtime_ns, stat.st_ino)
+            name = shard.replace(".sqlite", ".bin")
+            before = previous / PARTS / name if previous is not None else None
+            kept = _kept_parts(before, seen) if before is not None else None
+            if before is not None and kept is not None:
+                found.update(kept)
+                os.link(before, into / name)
+                continue
+            parts = store.site_parts(shard)
+            found.update(parts)
+            write_new(into / name, marshal.dumps((seen, parts)))
+    return found
+
+
+def _kept_parts(path: Path, seen: tuple[int, ...]) -> dict[str, Parts] | None:
+    try:
+        recorded, parts = marshal.loads(path.read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
+        return None
+    return parts if tuple(recorded) == seen and isinstance(parts, dict) else None
 
 
 @dataclass
@@ -150,10 +200,8 @@ def catalog_groups(dist: Path) -> CatalogGroups:
     return CatalogGroups(named("plugins"), named("collections"))
 
 
-def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
-           root: str) -> SiteSkill:
-    found = meta.get("metadata")
-    metadata: dict[str, Any] = found if isinstance(found, dict) else {}
+def _skill(record: dict[str, Any], title: str, metadata: dict[str, Any],
+           headings: list[str], files: list[str], root: str) -> SiteSkill:
     changed = in_git = _git_time(record.get("changed"))
     try:
         changed = changed or int(os.stat(os.path.join(root, record["path"])).st_mtime)
@@ -163,11 +211,11 @@ def _skill(record: dict[str, Any], meta: dict[str, Any], files: list[str],
         name=record["id"], slug=slug_of(record["id"]), description=record["description"],
         format=record["format"], dialect=dialect_of(record["format"], metadata),
         path=record["path"], sha256=record["sha256"], tags=list(record["tags"]),
-        version=record.get("version"), title=str(meta.get("title") or record["name"]),
+        version=record.get("version"), title=title or record["name"],
         plugin=str(record.get("plugin", "")), collection=str(record.get("collection", "")),
         copies=list(record.get("copies", ())), source_url=record.get("source_url"),
-        metadata=metadata, files=files, changed=changed, changed_in_git=bool(in_git),
-        headings=[str(h) for h in meta.get("headings") or []],
+        metadata=metadata, files=list(files), changed=changed, changed_in_git=bool(in_git),
+        headings=list(headings),
         trust=record["trust"] if isinstance(record.get("trust"), dict) else {},
         short_name=str(record.get("name") or record["id"]))
 

@@ -36,7 +36,7 @@ from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish, stamp
 from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
-from skillsite.site.data import catalog_groups, load_skills
+from skillsite.site.data import PARTS, SiteSkill, catalog_groups, load_skills
 from skillsite.site.index_pages import Corpus
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
@@ -113,11 +113,10 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
             if old and previous else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
             if old and previous else None
-        skills = load_skills(dist, root, problems)
+        skills = load_skills(dist, root, problems, previous if check is not None else None)
         clock.lap("load skills")
         if check is not None and not check.result():
-            _forget(linked, site)
-            _forget(linked_docs, docs)
+            skills = _forget_previous(dist, root, problems, (linked, site), (linked_docs, docs))
             old, linked, linked_docs = {}, None, None
         reuse = bool(old) and previous is not None
         clock.lap("check previous site (waited for)")
@@ -295,6 +294,16 @@ def _forget(linked: Future[None] | None, folder: Path) -> None:
     if linked is not None:
         linked.result()
     shutil.rmtree(folder, ignore_errors=True)
+
+
+def _forget_previous(dist: Path, root: Path, problems: list[Problem],
+                     *linked: tuple[Future[None] | None, Path]) -> list[SiteSkill]:
+    """The skills read again without the previous build's site cache, once what was
+    linked from that build is removed (it changed since it was built)."""
+    for future, folder in linked:
+        _forget(future, folder)
+    shutil.rmtree(dist / PARTS, ignore_errors=True)
+    return load_skills(dist, root, problems)
 
 
 def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, Any]:

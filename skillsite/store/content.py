@@ -278,6 +278,31 @@ class ContentStore:
         rows = self._rows(name, "SELECT files FROM skills WHERE name = ?")
         return list(json.loads(rows[0][0])) if rows else []
 
+    def site_parts(self, shard: str) -> dict[str, tuple[Any, ...]]:
+        """What the catalog site takes of each skill of ``shard`` (two queries): name ->
+        (title, metadata, headings, supporting files, (path, sha256) of each file whose
+        bytes were kept)."""
+        db = self._connect(shard)
+        if db is None:
+            return {}
+        kept: dict[str, list[tuple[str, str]]] = {}
+        try:
+            for name, path, digest in db.execute(
+                    "SELECT name, path, sha256 FROM files WHERE data IS NOT NULL "
+                    "AND sha256 IS NOT NULL ORDER BY name, path"):
+                kept.setdefault(name, []).append((path, digest))
+        except sqlite3.OperationalError:  # a store of format 2 keeps no files
+            pass
+        parts: dict[str, tuple[Any, ...]] = {}
+        for name, meta, files in db.execute("SELECT name, meta, files FROM skills"):
+            found = json.loads(meta)
+            metadata = found.get("metadata")
+            parts[name] = (str(found.get("title") or ""),
+                           metadata if isinstance(metadata, dict) else {},
+                           [str(h) for h in found.get("headings") or []],
+                           list(json.loads(files)), kept.get(name, []))
+        return parts
+
     def dump(self) -> Iterator[tuple[Any, ...]]:
         """Every row in a stable order: two stores with equal dumps hold the same content."""
         rows = [row for shard, db in self._shards()

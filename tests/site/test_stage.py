@@ -250,3 +250,30 @@ def test_no_site_skips_it(tmp_path: Path) -> None:
                                        "--no-site"])
     assert result.exit_code == 0, result.output
     assert not (tmp_path / "d" / "site").exists() and "Site:" not in result.output
+
+
+def test_the_parts_of_unchanged_shards_are_kept_and_a_changed_record_is_not_used(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """The site's parts of each content shard (site-cache/skills/) are linked from the
+    previous build when the shard is the same file; one that differs from the manifest
+    makes the previous site unusable, and nothing of it reaches the new pages."""
+    import marshal
+
+    first = make_build(tmp_path)
+    parts = first.dist / "site-cache" / "skills"
+    inodes = {p.name: p.stat().st_ino for p in parts.iterdir()}
+    _edit(tmp_path / "corpus")
+    second = make_build(tmp_path)
+    again = {p.name: p.stat().st_ino for p in parts.iterdir()}
+    assert again.keys() == inodes.keys()
+    assert 0 < sum(again[n] == inodes[n] for n in again) == len(again) - 1  # alpha's shard
+    for path in parts.iterdir():  # every skill's title, as a damaged cache would say
+        seen, found = marshal.loads(path.read_bytes())
+        found = {name: ("TAMPERED", *rest[1:]) for name, rest in found.items()}
+        path.unlink()
+        path.write_bytes(marshal.dumps((seen, found)))
+    _edit_description(tmp_path / "corpus")
+    third = make_build(tmp_path)
+    assert not third.site.incremental and second.site.incremental
+    pages = [p.read_text() for p in (third.dist / "site" / "skills").glob("*/index.html")]
+    assert pages and not any("TAMPERED" in page for page in pages)
