@@ -119,14 +119,16 @@ def render(plan: Plan, jobs: int | None, sink: Callable[[str, str], None]) -> No
     plan.rendered = len(plan.todo)
 
 
-def stamp_pages(plan: Plan, jobs: int | None, shell: tuple[str, str, str, str]) -> None:
+def stamp_pages(plan: Plan, jobs: int | None, shell: tuple[str, str, str, str],
+                started: Callable[[], None] | None = None) -> None:
     """Render the pages of ``plan.todo`` and stamp each into the shell (see
     :mod:`~skillsite.site.stamp`), written by the worker processes straight into the
     site with the skill's supporting files (every skill whose files changed is in
     ``todo``, since a page's key holds its files' keys). ``shell`` is (the docs tree of
     the shell's mkdocs run, the mkdocs configuration or "", the shell's HTML, the site
-    folder)."""
-    with _Workers(plan.setup, jobs, len(plan.todo), shell) as workers:
+    folder). ``started`` is called once the worker processes are forked (see
+    :class:`_Workers`)."""
+    with _Workers(plan.setup, jobs, len(plan.todo), shell, started) as workers:
         for _ in workers.map(_stamp_one, plan.todo):
             pass
     plan.rendered = len(plan.todo)
@@ -184,10 +186,16 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContex
 
 class _Workers:
     """A pool of processes that know the corpus, the content store and every skill's
-    slug and location (sent once, not with each task); in-process when few tasks."""
+    slug and location (sent once, not with each task); in-process when few tasks.
+
+    ``started`` is called once the processes are forked (all of them at the first task
+    with the fork method), so that a thread that uses SQLite starts only then: a fork while
+    another thread holds SQLite's allocator mutex leaves the child waiting on it for ever
+    (a clean build at 100k skills hung so, its discovery thread writing archives)."""
 
     def __init__(self, setup: tuple[Any, ...], jobs: int | None, tasks: int,
-                 shell: tuple[str, str, str, str] | None = None) -> None:
+                 shell: tuple[str, str, str, str] | None = None,
+                 started: Callable[[], None] | None = None) -> None:
         self.count = jobs or os.cpu_count() or 1
         self.setup = (*setup, shell)
         self.pool: ProcessPoolExecutor | None = None
@@ -195,8 +203,12 @@ class _Workers:
             self.pool = ProcessPoolExecutor(max_workers=self.count,
                                             initializer=_start_pool_worker,
                                             initargs=(os.getpid(), *self.setup))
+            if started is not None:
+                self.pool.submit(int).result()  # forks every worker now
         else:
             _start_worker(*self.setup)
+        if started is not None:
+            started()
 
     def map(self, function: Callable[[Any], Any], items: list[Any]) -> Iterator[Any]:
         """``function`` over ``items``, results in order as they come."""

@@ -27,6 +27,7 @@ import json
 import os
 import shutil
 import time
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,17 +145,23 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         clock.lap("copy previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
-        entries = side.submit(_discovery, dist / STAGED_SITE, plan, dist, False) \
+        # Stamping forks its workers first: the discovery thread uses SQLite (see
+        # pages._Workers); mkdocs' shards fork too, but the discovery is worth running beside.
+        entries: list[Future[None]] = []
+        discover = (lambda: entries.append(side.submit(
+            _discovery, dist / STAGED_SITE, plan, dist, False))) \
             if sharded or (stamping and not reuse) else None
         shell = ""
         if stamping:
             warnings, shell = build_stamped(docs, site, dist, plan, hashes, mkdocs_config,
-                                            jobs, old.get("shell"), clock)
+                                            jobs, old.get("shell"), clock, discover)
         else:
             warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
                                     old.get("docs", {}), mkdocs_config,
-                                    workers if sharded else 1, reuse=reuse, clock=clock)
-        _move_in_side_work(site, dist, plan, reuse, entries, search, clock,
+                                    workers if sharded else 1, reuse=reuse, clock=clock,
+                                    started=discover)
+        _move_in_side_work(site, dist, plan, reuse, entries[0] if entries else None, search,
+                           clock,
                            files=not stamping)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
@@ -168,10 +175,13 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
 def _mkdocs_site(docs: Path, site: Path, dist: Path, plan: pages.Plan,
                  docs_paths: tuple[dict[str, str], set[str]], old_docs: dict[str, str],
                  mkdocs_config: Path | None, workers: int, *, reuse: bool,
-                 clock: PhaseClock) -> list[str]:
+                 clock: PhaseClock, started: Callable[[], None] | None) -> list[str]:
     """The site with every skill page rendered by mkdocs (``docs_paths``: this build's
-    docs paths with their hashes, and those written); returns mkdocs' warnings."""
+    docs paths with their hashes, and those written); returns mkdocs' warnings.
+    ``started`` starts the side work that runs meanwhile."""
     hashes, written = docs_paths
+    if started is not None:
+        started()
     if reuse and hashes.keys() == old_docs.keys():
         warnings, _ = build_view(docs, site, dist / STAGED_VIEW,
                                  view_paths(hashes, written), mkdocs_config)

@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,11 @@ def _page(path: str) -> str:
 
 def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
                   hashes: dict[str, str], config: Path | None, jobs: int | None,
-                  old_shell: str | None, clock: PhaseClock) -> tuple[list[str], str]:
+                  old_shell: str | None, clock: PhaseClock,
+                  started: Callable[[], None] | None = None) -> tuple[list[str], str]:
     """Build ``site`` (the previous site hard-linked, or nothing); returns mkdocs'
-    warnings and the key of the shell. Raises :class:`NotStampable`."""
+    warnings and the key of the shell; ``started`` is called once the stamping workers
+    are forked. Raises :class:`NotStampable`."""
     staging = dist / STAGED_SHELL
     view, output = staging / "docs", staging / "site"
     shutil.rmtree(staging, ignore_errors=True)
@@ -92,7 +95,8 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         _move_in(output, site)
         clock.lap("shell, samples checked, other pages moved in")
         try:
-            pages.stamp_pages(plan, jobs, (str(view), str(config or ""), shell, str(site)))
+            pages.stamp_pages(plan, jobs, (str(view), str(config or ""), shell, str(site)),
+                              started)
         except stamp.ShellError as error:
             raise NotStampable(str(error)) from None
         clock.lap("stamped skill pages")

@@ -139,3 +139,21 @@ def test_the_shell_slug_is_no_skills_slug() -> None:
     assert all(slug_of(name) != stamp.SHELL_SLUG for name in
                ("skillsite-_shell_", "skillsite-shell", "skillsite_shell_", stamp.SHELL_SLUG))
     assert hashlib.sha256(stamp.shell_markdown().encode()).hexdigest()
+
+
+def test_side_work_starts_only_once_the_stamping_workers_are_forked() -> None:
+    """A fork while another thread holds SQLite's allocator mutex leaves the child waiting
+    on it for ever (a clean 100k build hung so): the discovery thread, which reads the
+    content store, is started by the worker pool once every worker is forked."""
+    import multiprocessing
+
+    from skillsite.site import pages
+
+    seen: list[int] = []
+    before = len(multiprocessing.active_children())
+    with pages._Workers(("", "", {}, {}), 2, pages.PARALLEL_FROM, started=lambda: seen.append(
+            len(multiprocessing.active_children()) - before)):
+        assert seen == [2]
+    seen.clear()
+    with pages._Workers(("", "", {}, {}), 2, 1, started=lambda: seen.append(0)):
+        assert seen == [0]  # in-process: nothing forks, it starts at once
