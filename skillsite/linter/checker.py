@@ -271,6 +271,20 @@ def check(paths: Iterable[str | Path] = (".",), *, config: Config | None = None,
     a folder, keeps each file's results there and reuses those whose inputs have not
     changed (:mod:`skillsite.linter.checkcache`).
     """
+    # A check keeps a result per file (none cyclic) and makes no cyclic garbage: the
+    # cyclic collector would only walk them again and again (as in the build).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return _check(paths, config, jobs, only, base, progress, cache)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _check(paths: Iterable[str | Path], config: Config | None, jobs: int | None,
+           only: set[Path] | None, base: Path | None, progress: Callable[[int], None],
+           cache: Path | None) -> CheckResult:
     ctx = Context(config or Config())
     base = Path(os.path.abspath(base or Path.cwd()))
     flagged: list[Flagged] = []

@@ -65,7 +65,7 @@ class Namespaces:
 
     root: str
     collections: tuple[str, ...] = ()
-    _manifests: dict[str, ManifestFile | None] = field(default_factory=dict)
+    _manifests: dict[tuple[str, str], ManifestFile | None] = field(default_factory=dict)
     _folders: dict[str, Namespace] = field(default_factory=dict)
     #: Whether each top-level folder is a git work tree (a collection), looked up once.
     _work_trees: dict[str, bool] = field(default_factory=dict)
@@ -101,10 +101,10 @@ class Namespaces:
         """``folder/.claude-plugin/<name>``, parsed; None when there is none."""
         if folder in self._bare:
             return None
-        path = os.path.join(folder, PLUGIN_DIR, name)
-        if path not in self._manifests:
-            self._manifests[path] = read_manifest_file(path)
-        return self._manifests[path]
+        key = (folder, name)  # looked up for every skill below: no path joined for that
+        if key not in self._manifests:
+            self._manifests[key] = read_manifest_file(os.path.join(folder, PLUGIN_DIR, name))
+        return self._manifests[key]
 
     def _work_out(self, folder: str) -> Namespace:
         relative = _relative(folder, self.root)

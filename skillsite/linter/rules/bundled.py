@@ -38,12 +38,17 @@ def _inside(path: str, root: str) -> bool:
 _TEMPLATE = re.compile(r"(?:^|/)(?:assets|templates?)/|template", re.IGNORECASE)
 
 
-def _all_links(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]:
+def _all_links(doc: Document, ctx: Context) -> list[tuple[str | None, Link]]:
     """Every local link of the skill: ``(None, link)`` for ``SKILL.md``'s own, ``(rel,
     link)`` for those of the bundled Markdown file ``rel``. A template's links
     (``assets/``, ``templates/``, ``*template*``) belong to the document it is a template
     of, not to the skill, and a link that names a file from the skill's root, as the
-    specification asks, resolves there."""
+    specification asks, resolves there. Worked out once per document (each rule about
+    links asks)."""
+    return doc.memo("all-links", lambda: list(_each_link(doc, ctx)))
+
+
+def _each_link(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]:
     for link in local_links(doc):
         yield None, link
     if doc.source.kind != "skill-md":
