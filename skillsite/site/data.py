@@ -26,6 +26,7 @@ CLAUDE_FIELDS = ("user-invocable", "disable-model-invocation", "argument-hint", 
 #: Related skills shown per page (by shared tags).
 MAX_RELATED = 8
 _SLUG_SAFE = re.compile(r"[a-z0-9_-]")
+_PLAIN_NAME = re.compile(r"[a-z0-9_-]+")
 #: Characters in a page's slug (a folder name: well under the 255-byte limit).
 MAX_SLUG = 160
 #: The one source the dialect is worked out against (its paths are never looked at;
@@ -90,6 +91,8 @@ def slug_of(name: str) -> str:
     ``telegram:access`` is ``telegram-_3a_access``, while the name
     ``deploy-production-b92556ecd9`` keeps its own slug. A slug over :data:`MAX_SLUG`
     characters keeps its start and ends in ``-_h<sha256>_`` (``h`` is no hex digit)."""
+    if len(name) <= MAX_SLUG and "-_" not in name and _PLAIN_NAME.fullmatch(name):
+        return name  # what the loop below makes of it, without the loop (most names)
     out = []
     for index, char in enumerate(name):
         if _SLUG_SAFE.fullmatch(char) and not (char == "-" and name[index + 1:index + 2] == "_"):
@@ -105,12 +108,20 @@ def slug_of(name: str) -> str:
 
 def load_skills(dist: Path, root: Path, problems: list[Problem],
                 previous: Path | None = None) -> list[SiteSkill]:
-    """Every skill in ``dist`` (sorted by name) with its neighbours and problems.
+    """Every skill in ``dist`` (sorted by name) with its neighbours and problems."""
+    return load_site(dist, root, problems, previous)[0]
+
+
+def load_site(dist: Path, root: Path, problems: list[Problem],
+              previous: Path | None = None) -> tuple[list[SiteSkill], CatalogGroups]:
+    """Every skill in ``dist`` (sorted by name) with its neighbours and problems, and the
+    plugins and collections of its catalog (read once: 75 MB of JSON at 100k skills).
 
     What the site takes of each skill's rows in the content store is kept per shard in
     ``site-cache/skills/``; a shard that is the same file as when ``previous`` (an earlier
     dist) read it is not read again (see :func:`_stored_parts`)."""
-    catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))["skills"]
+    whole = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
+    catalog = whole["skills"]
     skills: dict[str, SiteSkill] = {}
     top = str(root)
     parts = _stored_parts(dist, previous)
@@ -128,7 +139,7 @@ def load_skills(dist: Path, root: Path, problems: list[Problem],
     for skill in skills.values():   # its own file's problems, then its files'
         skill.problems = [p for path in (skill.path, *skill.files)
                           for p in by_path.get(path, ())]
-    return [skills[name] for name in sorted(skills)]
+    return [skills[name] for name in sorted(skills)], _groups_of(whole)
 
 
 #: What the site takes of a skill's rows: title, metadata, headings, supporting files and
@@ -189,6 +200,10 @@ def catalog_groups(dist: Path) -> CatalogGroups:
         catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return CatalogGroups()
+    return _groups_of(catalog)
+
+
+def _groups_of(catalog: Any) -> CatalogGroups:
     if not isinstance(catalog, dict):
         return CatalogGroups()
 

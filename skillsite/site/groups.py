@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.site.cards import short, skill_cards
-from skillsite.site.data import SiteSkill, slug_of
+from skillsite.site.data import CatalogGroups, SiteSkill, catalog_groups, slug_of
 from skillsite.site.install import plugin_commands
 from skillsite.site.markup import block, fields_table, front_matter, heading, href, link, table
 from skillsite.site.sanitize import text
@@ -39,17 +39,11 @@ class SiteGroups:
         return self.repos.get(collection) or self.repos.get("", "")
 
 
-def load_groups(dist: Path) -> SiteGroups:
-    """The plugins and collections of the dist/ being built (nothing when absent)."""
-    found = SiteGroups()
-    try:
-        catalog = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
-        found.plugins = [p for p in catalog.get("plugins", ()) if isinstance(p, dict)
-                         and isinstance(p.get("name"), str) and p["name"]]
-        found.collections = [c for c in catalog.get("collections", ()) if isinstance(c, dict)
-                             and isinstance(c.get("name"), str) and c["name"]]
-    except (OSError, ValueError, AttributeError):
-        return found
+def load_groups(dist: Path, catalog: CatalogGroups | None = None) -> SiteGroups:
+    """The plugins and collections of the dist/ being built (nothing when absent);
+    ``catalog``: those of its catalog, already read."""
+    catalog = catalog or catalog_groups(dist)
+    found = SiteGroups(list(catalog.plugins), list(catalog.collections))
     try:
         groups = json.loads((dist / "groups.json").read_text(encoding="utf-8"))
         repositories = groups.get("repositories", ())

@@ -19,7 +19,7 @@ from typing import Any
 
 from skillsite.linter.children import die_with_parent
 from skillsite.models import SECTION_SEPARATOR
-from skillsite.site.data import SiteSkill
+from skillsite.site.data import CatalogGroups, SiteSkill
 from skillsite.site.discovery import artifact_url, served_names
 from skillsite.site.groups import SiteGroups, group_path, load_groups
 from skillsite.site.index_pages import Listed
@@ -68,15 +68,16 @@ class Plan:
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
-         jobs: int | None) -> Plan:
+         jobs: int | None, catalog: CatalogGroups | None = None) -> Plan:
     """Decide which skill pages to render (``Plan.todo``: those whose page key changed)
     and what goes on each; the trust flags of changed skills are found in worker
-    processes. Nothing is rendered yet: see :func:`render`."""
+    processes. Nothing is rendered yet: see :func:`render`. ``catalog``: the plugins and
+    collections of the catalog, when already read."""
     security = security_rules()
     repository, commit = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
     tags = {s.name: s.tags for s in skills}
-    result = Plan(skills, [], groups=load_groups(dist), served=served_names(skills))
+    result = Plan(skills, [], groups=load_groups(dist, catalog), served=served_names(skills))
     inputs = {s.name: _input_key(s) for s in skills}
     known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}

@@ -37,7 +37,7 @@ from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish, stamp
 from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
-from skillsite.site.data import PARTS, SiteSkill, catalog_groups, load_skills
+from skillsite.site.data import PARTS, SiteSkill, load_site, load_skills
 from skillsite.site.index_pages import Corpus
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
@@ -114,7 +114,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
             if old and previous else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
             if old and previous else None
-        skills = load_skills(dist, root, problems, previous if check is not None else None)
+        skills, catalog = load_site(dist, root, problems,
+                                    previous if check is not None else None)
         clock.lap("load skills")
         if check is not None and not check.result():
             skills = _forget_previous(dist, root, problems, (linked, site), (linked_docs, docs))
@@ -127,7 +128,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
                              dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
-        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs)
+        plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, catalog)
         clock.lap("plan pages")
         if not stamping:
             pages.render(plan, jobs, writer)
@@ -136,7 +137,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
         write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
-        publish.write_docs(writer, plan, problems, _corpus(dist, root, config),
+        publish.write_docs(writer, plan, problems, _corpus(root, config, plan),
                            skill_pages=not stamping)
         written, hashes = writer.written, writer.hashes
         clock.lap("write listings")
@@ -226,10 +227,10 @@ def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
     _move_in(dist / STAGED_SEARCH, site / "pagefind")
     clock.lap("search (waited for)")
 
-def _corpus(dist: Path, root: Path, config: Path) -> Corpus:
+def _corpus(root: Path, config: Path, plan: pages.Plan) -> Corpus:
     """The corpus's name, description, plugins and collections, for the listings."""
     name, description = site_names(config)
-    groups = catalog_groups(dist)
+    groups = plan.groups
     about = about_corpus(root, site_name=name, site_description=description,
                          remote=repository_of(root)[0])
     return Corpus(about, groups.plugins, groups.collections)
