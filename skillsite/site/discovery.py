@@ -21,6 +21,7 @@ import tarfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from skillsite.site.data import SiteSkill
 from skillsite.site.writing import write_if_changed
@@ -148,18 +149,37 @@ def write_artifact(site: Path, artifact: Artifact) -> str:
     return digest(artifact.data)
 
 
+def index_text(document: dict[str, Any]) -> str:
+    """``json.dumps(document, ensure_ascii=False, indent=1)`` of the index: its entries,
+    flat objects of strings (100k at 100k skills), are encoded with the C string encoder
+    instead of the indenting encoder, which is Python."""
+    from json.encoder import encode_basestring as quoted  # type: ignore[attr-defined]
+
+    skills = document.get("skills")
+    if list(document) != ["$schema", "skills"] or not isinstance(skills, list) or not skills \
+            or not all(isinstance(e, dict) and e and all(
+                isinstance(k, str) and isinstance(v, str) for k, v in e.items())
+                for e in skills):
+        return json.dumps(document, ensure_ascii=False, indent=1)
+    head = json.dumps({"$schema": document["$schema"]}, ensure_ascii=False, indent=1)
+    items = ",\n".join(["  {\n" + ",\n".join([f"   {quoted(k)}: {quoted(v)}"
+                                               for k, v in entry.items()]) + "\n  }"
+                        for entry in skills])
+    return f'{head[:-2]},\n "skills": [\n{items}\n ]\n}}'
+
+
 def write_index(site: Path, entries: list[dict[str, str]]) -> None:
     """The index of ``entries``; the artifacts of skills that are gone (linked from the
     previous build's site) are removed."""
     document = {"$schema": SCHEMA, "skills": sorted(entries, key=lambda e: e["name"])}
-    write_if_changed(site / INDEX_DIR / "index.json",
-                     json.dumps(document, ensure_ascii=False, indent=1) + "\n")
+    write_if_changed(site / INDEX_DIR / "index.json", index_text(document) + "\n")
     wanted = {e["url"] for e in entries} | {"index.json"}
     folder = site / INDEX_DIR
+    start = len(os.path.join(folder, ""))
     for parent, _dirs, names in os.walk(folder, topdown=False):
         for name in names:
             path = os.path.join(parent, name)
-            if os.path.relpath(path, folder).replace(os.sep, "/") not in wanted:
+            if path[start:].replace(os.sep, "/") not in wanted:
                 os.unlink(path)
         if parent != str(folder) and not os.listdir(parent):
             os.rmdir(parent)

@@ -13,7 +13,7 @@ import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -92,18 +92,17 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
         published = published_files(skill)
         result.published[skill.name] = published
         all_flags = flags + problem_flags(skill, security) + name_flags(skill)
-        urls = file_urls(published)
-        context = _context(skill, result.groups, tags,
-                           PageContext(slugs, urls,
-                                       artifact_url(skill, result.served.get(skill.name, "")),
-                                       repository, commit))
-        page_key = _page_key(skill, key, all_flags, context)
+        urls = file_urls(published) if published else {}
+        context = _context(skill, result.groups, tags, urls,
+                           artifact_url(skill, result.served.get(skill.name, "")),
+                           (repository, commit))
+        page_key = _page_key(skill, key, all_flags, context, slugs)
         result.keys[skill.name] = {
             "input": key, "page": page_key,
-            "flags": [list(asdict(f).values()) for f in flags],
+            "flags": [[f.kind, f.rule, f.path, f.line, f.detail] for f in flags],
             "digest": before.get("digest") if before.get("input") == key else None}
         result.listed.append(Listed(skill, skill.level != "none"))
-        item = (skill, skill.folder, urls, all_flags, replace(context, slugs={}))
+        item = (skill, skill.folder, urls, all_flags, context)
         if before.get("page") != page_key:
             result.todo.append(item)
         else:
@@ -143,15 +142,18 @@ def page_markdown(item: tuple[SiteSkill, str, dict[str, str], list[Flag], PageCo
 
 
 def _context(skill: SiteSkill, groups: SiteGroups, tags: dict[str, list[str]],
-             context: PageContext) -> PageContext:
-    """``context`` with what the skill's plugin, collection and neighbours add."""
+             urls: dict[str, str], artifact: str, source: tuple[str, str]) -> PageContext:
+    """A page's context, without the slugs (the workers have them): its files, its
+    artifact, the corpus's repository and commit, and what the skill's plugin, collection
+    and neighbours add."""
     plugin = groups.plugin(skill) if skill.plugin else None
     own = set(skill.tags)
     shared = {name: [t for t in tags.get(name, ()) if t in own] for name in skill.related}
-    return replace(context, repo=groups.repo(skill.collection),
-                   marketplace=str((plugin or {}).get("marketplace") or ""),
-                   plugin_page=group_path(skill) if plugin or not skill.plugin else "",
-                   shared_tags=shared)
+    return PageContext({}, urls, artifact, source[0], source[1],
+                       repo=groups.repo(skill.collection),
+                       marketplace=str((plugin or {}).get("marketplace") or ""),
+                       plugin_page=group_path(skill) if plugin or not skill.plugin else "",
+                       shared_tags=shared)
 
 
 def _locations(skills: list[SiteSkill]) -> dict[str, str]:
@@ -171,7 +173,8 @@ def _input_key(skill: SiteSkill) -> str:
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext) -> str:
+def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext,
+              slugs: dict[str, str]) -> str:
     neighbours = sorted({*skill.depends_on, *skill.dependents, *skill.links_to,
                          *skill.linked_from, *skill.related})
     # repr() of vars(): asdict() deep-copies every skill (0.4 ms a page) and json.dumps
@@ -181,7 +184,7 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContex
     blob = repr([key, vars(skill), flags, context.files,
                  context.artifact, context.repository, context.commit, context.repo,
                  context.marketplace, context.plugin_page, context.shared_tags,
-                 [context.slugs.get(n) for n in neighbours]])
+                 [slugs.get(n) for n in neighbours]])
     return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
 
 
