@@ -153,7 +153,7 @@ def index_text(document: dict[str, Any]) -> str:
     """``json.dumps(document, ensure_ascii=False, indent=1)`` of the index: its entries,
     flat objects of strings (100k at 100k skills), are encoded with the C string encoder
     instead of the indenting encoder, which is Python."""
-    from json.encoder import encode_basestring as quoted  # type: ignore[attr-defined]
+    from json.encoder import encode_basestring as quoted
 
     skills = document.get("skills")
     if list(document) != ["$schema", "skills"] or not isinstance(skills, list) or not skills \
