@@ -73,20 +73,28 @@ def _settle(corpus: Path) -> None:
     time.sleep(1)
 
 
-def _touch_one_skill(corpus: Path) -> None:
+def _touch_one_skill(corpus: Path, rename: bool = False) -> None:
+    """Append a line to the middle skill's SKILL.md: in place, or (``rename``) saved
+    through a temporary file renamed over it, as most editors save (its folder's mtime
+    moves too, so the build lists that folder again)."""
     first = sorted((corpus / "skills").iterdir())[len(list((corpus / "skills").iterdir())) // 2]
     skill = first / "SKILL.md"
-    skill.write_text(skill.read_text(encoding="utf-8") + "\nOne more line of guidance.\n",
-                     encoding="utf-8")
+    text = skill.read_text(encoding="utf-8") + "\nOne more line of guidance.\n"
+    if rename:
+        (first / ".SKILL.md.swp").write_text(text, encoding="utf-8")
+        os.replace(first / ".SKILL.md.swp", skill)
+    else:
+        skill.write_text(text, encoding="utf-8")
 
 
 def measure(corpus: Path, work: Path, backend: str, jobs: int,
-            source: Path | None = None, label: str = "", site: bool = True) -> dict:
+            source: Path | None = None, label: str = "", site: bool = True,
+            rename: bool = False) -> dict:
     dist = work / f"dist-{backend}{label}"
     common = [str(corpus), "-o", str(dist), "--index", backend, "--jobs", str(jobs), "-q",
               *(() if site else ("--no-site",))]
     full = _run(["build", *common, "--clean"], source)
-    _touch_one_skill(corpus)
+    _touch_one_skill(corpus, rename)
     incremental = _run(["build", *common], source)
     return {"full_s": full["seconds"], "incremental_s": incremental["seconds"],
             "full_cpu_s": full["cpu_s"], "incremental_cpu_s": incremental["cpu_s"],
@@ -106,6 +114,9 @@ def main() -> None:
     parser.add_argument("--after", type=Path,
                         help="with --compare: this source tree instead of this checkout")
     parser.add_argument("--no-site", action="store_true", help="build without the site")
+    parser.add_argument("--rename", action="store_true",
+                        help="save the one-skill edit through a rename, as editors do, "
+                             "instead of appending in place")
     parser.add_argument("--scaling", action="store_true",
                         help="full builds with --jobs 1 and --jobs 2, interleaved over "
                              "--rounds: wall, CPU, and the build process's own CPU")
@@ -124,7 +135,8 @@ def main() -> None:
             corpus = Path(tmp) / f"corpus-{count}"
             generate(corpus, count)
             _settle(corpus)
-            rows = {b: measure(corpus, Path(tmp), b, args.jobs)
+            rows = {b: measure(corpus, Path(tmp), b, args.jobs, site=not args.no_site,
+                               rename=args.rename)
                     for b in ("tantivy", "whoosh") if b == "tantivy" or count in whoosh_sizes}
             _print(count, rows)
 
@@ -145,7 +157,8 @@ def compare(args: argparse.Namespace) -> None:
                 for side in ("before", "after") if round_ % 2 == 0 else ("after", "before"):
                     source = args.compare if side == "before" else args.after
                     runs[side].append(measure(corpus, Path(tmp), "tantivy", args.jobs,
-                                              source, f"-{side}", not args.no_site))
+                                              source, f"-{side}", not args.no_site,
+                                              args.rename))
                     print(f"{count} {side} round {round_ + 1}: "
                           f"full {runs[side][-1]['full_s']:.2f} s "
                           f"(CPU {runs[side][-1]['full_cpu_s']:.2f} s), one skill "
