@@ -233,6 +233,7 @@ def _print(count: int, rows: dict[str, dict]) -> None:
     line("full build (s)", "full_s", ".2f", TARGETS["full_s"])
     line("full build, CPU (s)", "full_cpu_s", ".2f")
     line("incremental, 1 skill (s)", "incremental_s", ".2f", TARGETS["incremental_s"])
+    line("incremental, CPU (s)", "incremental_cpu_s", ".2f")
     line("peak memory (MB)", "peak_mb", ".0f", TARGETS["peak_mb"])
     line("  build process (MB)", "parent_mb", ".0f")
     line("  largest worker (MB)", "worker_mb", ".0f")
