@@ -331,3 +331,28 @@ def test_stopping_the_pool_frees_a_future_lock_that_an_interrupt_left_held() -> 
 
     threading.Thread(target=interrupted_consumer, daemon=True).start()
     assert ended.wait(30), "stopping the pool waited for ever on a future's lock"
+
+
+def test_the_pool_keeps_only_the_futures_it_has_not_collected(tmp_path: Path) -> None:
+    """Each future keeps its chunk's results: keeping every future submitted kept the
+    whole build's results to its end (a clean 100k build's process peaked at 2.3 GB)."""
+    import gc
+    from concurrent.futures import Future
+
+    from skillsite.config import Config
+    from skillsite.linter.checker import check_files
+    from skillsite.linter.rules.context import Context
+    from skillsite.models import Source
+
+    sources = []
+    for number in range(1500):  # 30 chunks of 50
+        folder = tmp_path / f"s{number}"
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(skill_md(f"s{number}"))
+        sources.append(Source(folder / "SKILL.md", tmp_path, "skill-md"))
+    alive = 0
+    for done, _result in enumerate(check_files(sources, Context(Config()), tmp_path, 2), 1):
+        if done == len(sources):
+            alive = sum(isinstance(thing, Future) for thing in gc.get_objects())
+    assert done == len(sources)
+    assert 0 < alive <= 10  # at most 4 pending a worker and the one being collected
