@@ -223,8 +223,10 @@ def _discard(old: Path) -> None:
     import subprocess
     import sys
 
-    command = [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)",
-               str(old)]
+    # rm(1) where there is one: Python's rmtree costs about twice its CPU on the 500k
+    # files of a dist/ with the site at 100k skills, beside the next build.
+    command = ["rm", "-rf", "--", str(old)] if shutil.which("rm") else \
+        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)", str(old)]
     try:
         subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
