@@ -172,7 +172,11 @@ def running_elsewhere(looks: int = 5) -> int:
 
 
 def _load_checker() -> None:
-    """Import what :func:`check_file` runs (every rule module included)."""
+    """Import what :func:`check_file` runs (every rule module included, and PyYAML,
+    which a large corpus surely needs for some front matter: once here, not once in each
+    worker)."""
+    import yaml  # noqa: F401
+
     from skillsite.linter import lint, parse, trust  # noqa: F401
     from skillsite.linter.rules import corpus, registered  # noqa: F401
 

@@ -92,3 +92,17 @@ def test_random_front_matter_agrees_wherever_the_fast_path_is_taken(
         fast, slow = _both(text, monkeypatch)
         assert fast == slow, text
     assert taken > 300
+
+
+def test_the_resolvers_are_pyyaml_s() -> None:
+    """The copy of PyYAML's implicit resolvers (so that the fast path need not import
+    PyYAML) is PyYAML's table: the same first characters, tags, order and patterns."""
+    import yaml
+
+    theirs = {start: [(tag, regexp.pattern, regexp.flags) for tag, regexp in resolvers]
+              for start, resolvers in yaml.resolver.Resolver.yaml_implicit_resolvers.items()}
+    ours = {start: [(tag, pattern, yamlfast._compiled(pattern, flags).flags)
+                    for tag, pattern, flags in resolvers]
+            for start, resolvers in yamlfast._IMPLICIT.items()}
+    assert ours == theirs
+    assert not yaml.resolver.Resolver.yaml_path_resolvers

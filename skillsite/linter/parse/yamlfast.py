@@ -14,23 +14,61 @@ certainly is. ``tests/unit/test_yamlfast.py`` compares both on every shape it ta
 from __future__ import annotations
 
 import re
-from functools import lru_cache
-
-import yaml
+from functools import cache, lru_cache
 
 # A key at the start of a line (after ``indent`` spaces), then the rest of the line.
 _LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 # What may open a plain scalar: not an indicator, a quote, a space or a tab.
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` \t]")
-_RESOLVER = yaml.resolver.Resolver()
-_PLAIN = (True, False)
-_QUOTED = (False, True)
-# Implicit types by the first character of a plain scalar (``y`` may start a boolean, a
-# digit a number, ``~`` a null); a scalar that no resolver claims, or a quoted one, is a
-# string, unless resolvers that match any character or any path were added.
-_IMPLICIT = yaml.resolver.Resolver.yaml_implicit_resolvers
-_STR = yaml.resolver.Resolver.DEFAULT_SCALAR_TAG
-_PLAIN_TEXT = None not in _IMPLICIT and not yaml.resolver.Resolver.yaml_path_resolvers
+_STR = "tag:yaml.org,2002:str"
+#: PyYAML's implicit resolvers (``yaml.resolver.Resolver``, YAML 1.1), in its order: the
+#: tag, the characters a plain scalar of that type may start with, the pattern and its
+#: flags. Copied, so that front matter of the plain shape is read without importing
+#: PyYAML (some 5 ms of a cold check's start); ``tests/unit/test_yamlfast.py`` holds the
+#: copy to PyYAML's own table.
+_RESOLVERS: tuple[tuple[str, str | tuple[str, ...], str, int], ...] = (
+    ("tag:yaml.org,2002:bool", "yYnNtTfFoO",
+     r"""^(?:yes|Yes|YES|no|No|NO
+                    |true|True|TRUE|false|False|FALSE
+                    |on|On|ON|off|Off|OFF)$""", re.X),
+    ("tag:yaml.org,2002:float", "-+0123456789.",
+     r"""^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
+                    |\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?
+                    |[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*
+                    |[-+]?\.(?:inf|Inf|INF)
+                    |\.(?:nan|NaN|NAN))$""", re.X),
+    ("tag:yaml.org,2002:int", "-+0123456789",
+     r"""^(?:[-+]?0b[0-1_]+
+                    |[-+]?0[0-7_]+
+                    |[-+]?(?:0|[1-9][0-9_]*)
+                    |[-+]?0x[0-9a-fA-F_]+
+                    |[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$""", re.X),
+    ("tag:yaml.org,2002:merge", "<", r"^(?:<<)$", 0),
+    ("tag:yaml.org,2002:null", ("~", "n", "N", ""),  # "": the empty scalar
+     r"""^(?: ~
+                    |null|Null|NULL
+                    | )$""", re.X),
+    ("tag:yaml.org,2002:timestamp", "0123456789",
+     r"""^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]
+                    |[0-9][0-9][0-9][0-9] -[0-9][0-9]? -[0-9][0-9]?
+                     (?:[Tt]|[ \t]+)[0-9][0-9]?
+                     :[0-9][0-9] :[0-9][0-9] (?:\.[0-9]*)?
+                     (?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$""", re.X),
+    ("tag:yaml.org,2002:value", "=", r"^(?:=)$", 0),
+    ("tag:yaml.org,2002:yaml", "!&*", r"^(?:!|&|\*)$", 0),
+)
+#: Implicit types by the first character of a plain scalar (``y`` may start a boolean, a
+#: digit a number, ``~`` a null): the resolvers to try, in order. A scalar that none
+#: claims, or a quoted one, is a string.
+def _by_start() -> dict[str, list[tuple[str, str, int]]]:
+    table: dict[str, list[tuple[str, str, int]]] = {}
+    for tag, starts, pattern, flags in _RESOLVERS:
+        for start in starts:
+            table.setdefault(start, []).append((tag, pattern, flags))
+    return table
+
+
+_IMPLICIT = _by_start()
 
 
 #: A scalar: its text, style (None when plain, else the quote), tag, 0-based line, column.
@@ -124,6 +162,15 @@ def _key_tag(key: str) -> str:
 
 
 def _tag(value: str, plain: bool) -> str:
-    if _PLAIN_TEXT and (not plain or value and value[0] not in _IMPLICIT):
-        return _STR  # what the resolver answers when no implicit type can start so
-    return str(_RESOLVER.resolve(yaml.ScalarNode, value, _PLAIN if plain else _QUOTED))
+    """The tag PyYAML's resolver gives a scalar (``Resolver.resolve``)."""
+    if plain:
+        for tag, pattern, flags in _IMPLICIT.get(value[:1], ()):
+            if _compiled(pattern, flags).match(value):
+                return tag
+    return _STR
+
+
+@cache
+def _compiled(pattern: str, flags: int) -> re.Pattern[str]:
+    """A resolver's pattern, compiled when a scalar first starts as its type may."""
+    return re.compile(pattern, flags)

@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, cast
-
-import yaml
+from typing import TYPE_CHECKING, Any, cast
 
 from skillsite.linter.parse import yamlfast
 from skillsite.linter.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
 from skillsite.linter.pointer import child as pointer_child
 from skillsite.models import Issue, Position
 
-_FAST_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# PyYAML is imported only for front matter that yamlfast does not read (and the
+# cold check of plain skills never loads it).
+if TYPE_CHECKING:
+    import yaml
+
 # The C composer recurses on the C stack and crashes on very deep input; past this rough
 # bound we compose in Python, where depth raises RecursionError instead.
 _C_SAFE_NESTING = 200
@@ -68,6 +70,8 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
             out.data = None
             out.issues.append(Issue("too-complex", first_line, 1, str(exc)))
         return out
+    import yaml
+
     try:
         root = _compose(text.translate(_HIDE) if hidden else text)
     except yaml.MarkedYAMLError as exc:
@@ -93,9 +97,12 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
 
 
 def _compose(text: str) -> yaml.Node | None:
+    import yaml
+
     bound = text.count("[") + text.count("{")
     bound += max((len(m) for m in _LEADING.findall(text)), default=0)
-    loader = _FAST_LOADER if bound <= _C_SAFE_NESTING else yaml.SafeLoader
+    fast = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    loader = fast if bound <= _C_SAFE_NESTING else yaml.SafeLoader
     return yaml.compose(text, Loader=loader)
 
 
@@ -122,6 +129,8 @@ class _Walker:
         return (node.start_mark.line + self.offset, node.start_mark.column + 1)
 
     def value(self, node: yaml.Node, pointer: str, depth: int) -> Any:
+        import yaml
+
         self.count += 1
         if self.count > MAX_NODES:
             raise _TooComplex(f"front matter expands to more than {MAX_NODES} values "
@@ -138,6 +147,8 @@ class _Walker:
         return self.scalar(node)
 
     def mapping(self, node: yaml.MappingNode, pointer: str, depth: int) -> dict[str, Any]:
+        import yaml
+
         result: dict[str, Any] = {}
         first_seen: dict[str, Position] = {}
         for key_node, value_node in node.value:
