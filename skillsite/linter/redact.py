@@ -42,7 +42,7 @@ def secrets_of(data: Any) -> list[str]:
     """The literal values of secret-named fields in ``data``, longest first."""
     found = {value for _, _, key, value in strings_of(data, "", ROOT)
              if key and _secret_key(key) and len(value) >= 4
-             and not _ENV_REFERENCE.match(value)}
+             and not _ENV_REFERENCE().match(value)}
     return sorted(found, key=len, reverse=True)
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 
 from skillsite.linter.fences import Fence, fences, in_fence
+from skillsite.linter.lazy import lazy
 from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
 from skillsite.linter.secrets import entropy
 
@@ -112,7 +113,7 @@ _ADDRESSED = (
     r"|\u5ffd\u7565(?:\u4e4b\u524d|\u4ee5\u4e0a|\u4e0a\u9762|\u5148\u524d|\u6240\u6709)"
     r"\u7684?(?:\u6240\u6709)?(?:\u6307\u4ee4|\u6307\u793a|\u8bf4\u660e|\u8981\u6c42)"
     r"|(?:\u4ee5\u524d|\u524d|\u4e0a\u8a18)\u306e\u6307\u793a\u3092\u7121\u8996")
-_OVERRIDE = re.compile(_ADDRESSED, re.IGNORECASE)
+_OVERRIDE = lazy(_ADDRESSED, re.IGNORECASE)  # for the rare text lowering does not keep
 _OVERRIDE_LOWER = re.compile(_ADDRESSED)  # on lowered text: IGNORECASE is 10x slower
 # A piece of every phrase above, looked for in the lowered text.
 _OVERRIDE_MARKERS = ("gnor", "isregard", "orget ", "verride y", "ypass y", "are now",
@@ -177,7 +178,7 @@ def prompt_override(text: str) -> Found:
     elif len(lowered) == len(text) and _FOLDED_APART.search(text) is None:
         found_in, quoted = _OVERRIDE_LOWER.finditer(lowered), text
     else:
-        found_in, quoted = _OVERRIDE.finditer(text), text
+        found_in, quoted = _OVERRIDE().finditer(text), text
     for found in found_in:
         blocks = fences(text) if blocks is None else blocks
         at = found.start()
@@ -324,10 +325,10 @@ _PIPE_PATTERN = (
     r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
     r"|(?:\bsource|(?<![\w.])\.)\s+<\(\s*(?:curl|wget)\b"
     r"|\b(?:iex|invoke-expression)\b[^\n]*\b(?:iwr|irm|invoke-webrequest|downloadstring)\b")
-_PIPE_LOWER = re.compile(_PIPE_PATTERN)
+_PIPE_LOWER = lazy(_PIPE_PATTERN)
 #: A text that holds none of these (lowered) holds no pipe to a shell.
 PIPE_MARKERS = ("curl", "wget", "iwr", "irm", "invoke-")
-_PIPE = re.compile(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthen
+_PIPE = lazy(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthen
 #: Every match of the pattern holds one of these as a whole word.
 _PIPE_WORDS = ("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
                "downloadstring")
@@ -364,7 +365,7 @@ def pipe_to_shell(text: str) -> Found:
     lowered = lower(text)
     if not _has_word(lowered, _PIPE_WORDS) and not any_in(text, _FOLDS_TO_ASCII):
         return  # "irm" in "confirm" passes the marker gate, and the pattern is slow
-    found_in = _PIPE_LOWER.finditer(lowered) if text.isascii() else _PIPE.finditer(text)
+    found_in = _PIPE_LOWER().finditer(lowered) if text.isascii() else _PIPE().finditer(text)
     for found in found_in:
         command = text[found.start():found.end()]
         yield found.start(), (f"{_quote(command)} runs code fetched from the network "
@@ -388,7 +389,7 @@ def dynamic_context(text: str) -> Found:
 
 # In command position: at the start of a line (after a prompt) or of a code span, or after
 # a shell operator; so "echo 'uvx not found'" and prose are not commands.
-_RUNNER = re.compile(r"(?:^|(?<=[`;|&\n])|(?<=\$\()|(?<=\$ )|(?<=> ))[ \t]*(?:sudo[ \t]+)?"
+_RUNNER = lazy(r"(?:^|(?<=[`;|&\n])|(?<=\$\()|(?<=\$ )|(?<=> ))[ \t]*(?:sudo[ \t]+)?"
                      r"(npx|uvx|bunx|pipx run|pnpm dlx)(?=[ \t])")
 #: A text that holds none of these (lowered) runs no package runner.
 RUNNER_MARKERS = ("npx", "uvx", "pipx run", "bunx", "dlx")
@@ -407,7 +408,7 @@ def unpinned_runners(text: str, *, markdown: bool, shell: bool = True) -> Found:
     if not (markdown or shell) or not any_in(text, RUNNER_MARKERS):
         return
     blocks = fences(text) if markdown else []
-    for found in _RUNNER.finditer(text):
+    for found in _RUNNER().finditer(text):
         if markdown and not _in_code(text, found.start(), blocks):
             continue
         line_end = text.find("\n", found.end())

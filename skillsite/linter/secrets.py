@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from skillsite.linter.lazy import lazy
 from skillsite.linter.markers import any_in, any_lowered, contains, lower
 
 MIN_ENTROPY = 3.0
@@ -47,12 +48,12 @@ SECRET_MARKERS = (*(m.lower() for m in _SHAPE_MARKERS), *_NAME_MARKERS)
 _NAMED = [rf"{end}[\"']?[ \t]*\n?[:=]" for end in ("key", "secret", "token", "passw(?:or)?d")]
 _NAMED_SEPARATORS = [re.compile(named) for named in _NAMED]  # on the lowered text
 _NAMED_SEPARATORS_ANY_CASE = [re.compile(named, re.IGNORECASE) for named in _NAMED]
-_KEY_END = re.compile(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
-_SECRET_NAME = re.compile(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
+_KEY_END = lazy(r"([A-Za-z0-9_.-]+)[\"']?[ \t]*$")
+_SECRET_NAME = lazy(r"(?i)^(?:[\w.-]*[_.-])?(?:api[_-]?key|secret(?:[_-]?key)?|"
                           r"access[_-]?token|auth[_-]?token|token|password|passwd|"
                           r"client[_-]?secret|private[_-]?key)$")
 #: Documented placeholders and the words examples use.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"(?i)example|sample|dummy|placeholder|your|changeme|redacted|xxxx|\*\*\*|\.\.\.|"
     r"<[^>]*>|\$\{?[A-Z_]|test|fake|secret_here|replace|0{6}|1234|abcd|abc123|password|passwd|token|"
     r"secret|apikey|api_key")
@@ -65,7 +66,7 @@ def entropy(value: str) -> float:
 
 
 def is_placeholder(value: str) -> bool:
-    return (_PLACEHOLDER.search(value) is not None or entropy(value) < MIN_ENTROPY
+    return (_PLACEHOLDER().search(value) is not None or entropy(value) < MIN_ENTROPY
             or _written_by_hand(value))
 
 
@@ -154,8 +155,8 @@ def _holds(text: str, marker: str) -> bool:
 
 def _secret_name(text: str, found: re.Match[str]) -> bool:
     start = found.start()
-    key = _KEY_END.search(text, max(start - 60, 0), start)
-    return key is not None and _SECRET_NAME.match(key.group(1)) is not None
+    key = _KEY_END().search(text, max(start - 60, 0), start)
+    return key is not None and _SECRET_NAME().match(key.group(1)) is not None
 
 
 _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")

@@ -129,7 +129,7 @@ def test_pipe_to_shell_finds_what_its_pattern_finds_over_the_whole_text() -> Non
     found = 0
     for _ in range(20000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
-        pattern = scan._PIPE_LOWER if text.isascii() else scan._PIPE
+        pattern = scan._PIPE_LOWER() if text.isascii() else scan._PIPE()
         subject = text.lower() if text.isascii() else text
         expected = [m.start() for m in pattern.finditer(subject)] if any(
             marker in text.lower() for marker in scan.PIPE_MARKERS) else []
@@ -242,7 +242,7 @@ def test_prompt_override_finds_what_its_case_blind_pattern_finds() -> None:
 
     def plain(text: str) -> list[tuple[int, str]]:
         found = []
-        for match in scan._OVERRIDE.finditer(text):
+        for match in scan._OVERRIDE().finditer(text):
             blocks, at = scan.fences(text), match.start()
             if not (scan._in_code(text, at, blocks) or scan._quoted(text, at)
                     or scan._in_comment(text, at) or scan._prohibited(text, at)):

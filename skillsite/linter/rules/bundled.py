@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from skillsite.filenames import printable, utf8
 from skillsite.linter.bundle import Bundled
 from skillsite.linter.discover import own_path
+from skillsite.linter.lazy import lazy
 from skillsite.linter.links import Link, folder_of, local_links
 from skillsite.linter.refgraph import References, references
 from skillsite.linter.rules.context import Context
@@ -23,7 +24,7 @@ LONG_REFERENCE_LINES = 100
 AGENT_FOLDERS = ("scripts/", "references/", "assets/")
 _ENDS_A_NAME = frozenset(" \t\n`'\")]*,;:")
 _TOC_LINES = 40
-_TOC = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
+_TOC = lazy(r"^\s*(?:[-*+]|\d+\.)\s+\[[^\]]+\]\(#|^#{1,6}\s*(?:table of )?contents\b",
                   re.IGNORECASE | re.MULTILINE)
 def _skill_root(doc: Document) -> str:
     if doc.source.kind != "virtual":
@@ -203,7 +204,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
     texts = "\n".join([doc.body, *(f.text for f in refs.files if f.text)])
     candidates = [f for f in refs.files
                   if not f.for_people and f.rel.startswith(AGENT_FOLDERS)
-                  and not _TEST_FILE.search(f.rel)
+                  and not _TEST_FILE().search(f.rel)
                   and not (_mentioned(f.rel, texts) and _mentioned_elsewhere(doc, refs, f))]
     if not candidates:
         return
@@ -223,7 +224,7 @@ def orphan_file(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 #: A test runner's file names: pytest's ``test_*.py``, ``*_test.py`` and ``conftest.py``,
 #: and the ``*.test.*``/``*.spec.*`` of JavaScript's runners.
-_TEST_FILE = re.compile(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|conftest\.py|"
+_TEST_FILE = lazy(r"(?:^|/)(?:test_[^/]*\.py|[^/]*_test\.py|conftest\.py|"
                         r"[^/]*\.(?:test|spec)\.[cm]?[jt]sx?)$")
 
 
@@ -321,7 +322,7 @@ def reference_toc(doc: Document, ctx: Context) -> Iterator[Finding]:
                                       or bundled.rel.startswith("references/")):
             continue  # not a reference: nothing links it and it is not in references/
         head = "\n".join(text.split("\n", _TOC_LINES)[:_TOC_LINES])
-        if not _TOC.search(head):
+        if not _TOC().search(head):
             yield Elsewhere(bundled.rel, 1, 1), (
                 f"{bundled.rel} has {text.count(chr(10))} lines and no table of contents "
                 "in its first 40 lines; add one")

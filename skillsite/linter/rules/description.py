@@ -5,12 +5,13 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 
+from skillsite.linter.lazy import lazy
 from skillsite.linter.rules.context import Context, dialect, text_field
 from skillsite.linter.rules.registry import Finding, rule
 from skillsite.models import Document
 
 DESCRIPTION = "description"
-_TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|if|to|with|after|"
+_TRIGGER_PATTERN = (r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|if|to|with|after|"
                       r"before|during|on)|when (?:the )?(?:user|you|asked|working|a |an )|"
                       r"triggers?|triggered (?:by|when|on)|invoke when|"
                       r"for (?:tasks|requests|questions) (?:that|about|involving|like)|"
@@ -19,10 +20,11 @@ _TRIGGER = re.compile(r"\b(?:use (?:this |it )?(?:skill )?(?:when|whenever|for|i
                       r"use (?:proactively|immediately|automatically|only)|"
                       r"activates? (?:when|on|for)|"
                       r"(?:the )?user (?:wants|asks|needs|requests|mentions|says)|"
-                      r"when [a-z]+ing)\b", re.IGNORECASE)
+                      r"when [a-z]+ing)\b")
+_TRIGGER = lazy(_TRIGGER_PATTERN, re.IGNORECASE)  # for the rare text lowering does not keep
 # The same pattern for lowered ASCII text, where it gives the same answer several times
 # faster than IGNORECASE does.
-_TRIGGER_LOWER = re.compile(_TRIGGER.pattern)
+_TRIGGER_LOWER = re.compile(_TRIGGER_PATTERN)
 _TAG = re.compile(r"<[A-Za-z/!][^>]*>")
 _RESERVED = re.compile(r"(?:^|-)(claude|anthropic)(?:-|$)")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -163,4 +165,4 @@ def _listed(text: str) -> bool:
 def _has_trigger(text: str) -> bool:
     if text.isascii():
         return _TRIGGER_LOWER.search(text.lower()) is not None
-    return _TRIGGER.search(text) is not None
+    return _TRIGGER().search(text) is not None

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import Any
 
+from skillsite.linter.lazy import lazy
 from skillsite.linter.pointer import child
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Finding, rule
@@ -111,7 +112,7 @@ ROOT = object()
 _ANY_MARKER = re.compile("|".join(re.escape(marker) for marker in _MARKERS))
 _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
                           r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
-_ENV_REFERENCE = re.compile(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
+_ENV_REFERENCE = lazy(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
 
 
 @rule("embedded-credential", "error", family="security",
@@ -138,7 +139,7 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
             yield _pointer(parent, token), (f"value looks like {what}; load secrets from the "
                                             "environment")
         else:
-            if key and _secret_key(key) and value and not _ENV_REFERENCE.match(value):
+            if key and _secret_key(key) and value and not _ENV_REFERENCE().match(value):
                 yield _pointer(parent, token), (f"field {key!r} holds a literal secret; "
                                                 "reference an environment variable instead")
 
