@@ -20,7 +20,6 @@ beats ``pyproject.toml`` in the same folder. Example::
 """
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -98,6 +97,8 @@ def _has_section(pyproject: Path) -> bool:
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    import tomllib  # only where a configuration file is found
+
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:

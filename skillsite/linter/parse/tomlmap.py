@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import re
-import tomllib
 from typing import Any
 
 from skillsite.linter.parse.limits import MAX_DEPTH
@@ -21,6 +20,8 @@ _WHERE = re.compile(r"\(at line (\d+), column (\d+)\)|\(at end of document\)")
 
 
 def load(text: str) -> Loaded:
+    import tomllib  # only for a *.skill.toml: a check of SKILL.md files never loads it
+
     out = Loaded()
     try:
         out.data = tomllib.loads(text)
