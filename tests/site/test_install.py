@@ -46,10 +46,10 @@ def test_what_the_install_box_and_relations_show_is_in_the_page_key() -> None:
     skill = _skill("toolbox:lint-docs", "lint-docs")
     base = PageContext({}, {}, "", repo="acme/skills", marketplace="acme-tools",
                        plugin_page="plugins/toolbox", shared_tags={"other": ["docs"]})
-    key = _page_key(skill, "input", [], base)
+    key = _page_key(skill, "input", [], base, {})
     for change in ({"repo": "acme/other"}, {"marketplace": "acme-docs"},
                    {"plugin_page": "plugins/toolbox2"}, {"shared_tags": {"other": ["x"]}}):
-        assert _page_key(skill, "input", [], replace(base, **change)) != key, change
+        assert _page_key(skill, "input", [], replace(base, **change), {}) != key, change
 
 
 def test_a_skill_whose_name_others_share_says_why_it_has_no_download() -> None:
