@@ -7,15 +7,9 @@ so that a query never creates the linter's dataclasses: about a millisecond each
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any
 
-#: The four formats skillsite reads, by the name used in output and in the catalog.
-Format = Literal["skill-md", "skill-toml", "skill-json", "virtual"]
-FORMATS: tuple[str, ...] = get_args(Format)
-
-#: Mini-A's risk levels, lowest first (``--max-risk``); ongrid's ``class`` maps onto them.
-Risk = Literal["low", "medium", "high"]
-RISKS: tuple[str, ...] = get_args(Risk)
+from skillsite.formats import FORMATS, RISKS, Format, Risk  # noqa: F401  (re-exported)
 
 SECTION_SEPARATOR = "\n\n"  # between sections in a skill's body
 

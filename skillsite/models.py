@@ -6,14 +6,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from skillsite.entries import (  # noqa: F401  (re-exported: the pipeline's names)
-    FORMATS,
-    SECTION_SEPARATOR,
-    IndexDoc,
-    Section,
-    SkillEntry,
-)
-
 ERROR = "error"
 WARNING = "warning"
 #: Rules whose finding keeps a skill out of ``dist/`` whatever the configuration:

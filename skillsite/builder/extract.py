@@ -20,13 +20,14 @@ from skillsite.builder.records import (
     stat_key,
 )
 from skillsite.builder.shapes import entry_of, index_doc, skill_folder
+from skillsite.entries import SkillEntry
 from skillsite.filenames import utf8
 from skillsite.index.fields import field_terms
 from skillsite.index.ranking_record import record_of_terms
 from skillsite.linter.checker import FileResult, display_path
 from skillsite.linter.discover import own_path
 from skillsite.linter.rules.context import Context
-from skillsite.models import ERROR, WITHHOLDING_RULES, Document, SkillEntry, Source
+from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Source
 from skillsite.semantic.model import Model
 from skillsite.semantic.text import semantic_text
 from skillsite.store.catalog import catalog_entry, record_json

@@ -19,9 +19,10 @@ import hashlib
 import os
 import stat
 
+from skillsite.entries import SkillEntry
 from skillsite.linter.bundle import bundled_files, real_root
 from skillsite.linter.capped import read_capped
-from skillsite.models import Document, SkillEntry
+from skillsite.models import Document
 from skillsite.store.content import FileRow
 
 #: The most bytes of files kept for one skill.

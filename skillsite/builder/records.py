@@ -16,9 +16,10 @@ from typing import Any, NamedTuple
 
 from skillsite.builder.changes import file_state
 from skillsite.config import Config
+from skillsite.entries import SkillEntry
 from skillsite.linter.listings import racy
 from skillsite.linter.schema import SCHEMA_DIR
-from skillsite.models import Problem, SkillEntry
+from skillsite.models import Problem
 from skillsite.version import __version__
 
 CACHE_VERSION = 12

@@ -10,13 +10,14 @@ import json
 import os
 from typing import Any
 
+from skillsite.entries import IndexDoc, Section, SkillEntry
 from skillsite.linter.discover import relative_path
 from skillsite.linter.links import local_links
 from skillsite.linter.namespaces import Namespace, skill_id
 from skillsite.linter.rules.corpus import DEPENDENCY_KEYS, resolve_reference
 from skillsite.linter.sections import split_sections
 from skillsite.linter.supporting import supporting_of
-from skillsite.models import Document, IndexDoc, Section, SkillEntry
+from skillsite.models import Document
 
 
 def index_doc(entry: SkillEntry) -> IndexDoc:

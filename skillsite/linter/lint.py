@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import posixpath
-import traceback
 from collections.abc import Iterable
 from dataclasses import replace
 
@@ -125,6 +124,8 @@ def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem |
                 position = doc.where(where) if isinstance(where, str) else where
                 yield make_problem(ctx, rule.id, path, position, message, *severity)
         except Exception as exc:  # a rule bug must not hide the rest of the corpus
+            import traceback  # only here: a crashed rule is rare
+
             frame = traceback.extract_tb(exc.__traceback__)[-1]
             yield make_problem(ctx, "internal-error", path, (1, 1),
                                f"rule {rule.id} failed: {type(exc).__name__}: {exc} "

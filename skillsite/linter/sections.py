@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from skillsite.models import Section
+from skillsite.entries import Section
 
 _HEADING = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})(.*)")

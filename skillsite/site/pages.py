@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from skillsite.entries import SECTION_SEPARATOR
 from skillsite.linter.children import die_with_parent
-from skillsite.models import SECTION_SEPARATOR
 from skillsite.site.data import CatalogGroups, SiteSkill
 from skillsite.site.discovery import artifact_url, served_names
 from skillsite.site.groups import SiteGroups, group_path, load_groups

@@ -11,7 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from skillsite.models import SECTION_SEPARATOR, Problem
+from skillsite.entries import SECTION_SEPARATOR
+from skillsite.models import Problem
 from skillsite.site import discovery, search
 from skillsite.site.csp import CANARY, CANARY_TEXT
 from skillsite.site.data import SiteSkill

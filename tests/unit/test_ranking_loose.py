@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from skillsite.entries import IndexDoc
 from skillsite.index.fields import WEIGHTS, field_texts
 from skillsite.index.fuzzy import FUZZY_MIN_CHARS, near_typed, near_word
 from skillsite.index.ranking import (
@@ -23,7 +24,6 @@ from skillsite.index.ranking import (
 )
 from skillsite.index.ranking_record import lines_for, parse, record_of
 from skillsite.index.tokens import partial_term, tokenize
-from skillsite.models import IndexDoc
 
 # A small alphabet makes near misses (one edit away) and shared prefixes common.
 words = st.text(alphabet="abcde", min_size=1, max_size=8)

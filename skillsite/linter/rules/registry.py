@@ -12,7 +12,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from skillsite.models import ERROR, FORMATS, WARNING
+from skillsite.formats import FORMATS
+from skillsite.models import ERROR, WARNING
 
 Finding = tuple[Any, ...]
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from skillsite.formats import FORMATS
 from skillsite.linter import scan
 from skillsite.linter.links import position
 from skillsite.linter.markers import MARKERS
@@ -22,7 +23,7 @@ from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import Text, texts
 from skillsite.linter.secrets import SECRET_MARKERS, find_secrets
-from skillsite.models import FORMATS, WARNING, Document
+from skillsite.models import WARNING, Document
 
 SECURITY = "security"
 MARKUP = ("skill-md", "virtual")
