@@ -150,9 +150,11 @@ def stage_of(work: Path) -> str | None:
     if ".site-stubs" in names:
         return "site pages"
     # The search scratch is made just before the stubs: it marks mkdocs only once the
-    # pages' cache exists and the stubs are gone.
+    # docs tree of the pages' cache exists (site-cache itself is made as the skills are
+    # read, for their parts) and the stubs are gone.
     if any(name.startswith(".site-view-") for name in names) or (
-            {".site-pagefind", "site-cache"} <= names and "site" not in names):
+            ".site-pagefind" in names and "site" not in names
+            and os.path.isdir(os.path.join(work, "site-cache", "docs"))):
         return "site mkdocs"
     if "site" in names:
         return "site finish"
