@@ -9,6 +9,7 @@ other page and is built into the site itself; the others' skill pages are moved 
 from __future__ import annotations
 
 import hashlib
+import multiprocessing
 import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -27,9 +28,12 @@ def run_mkdocs_sharded(docs: Path, site: Path, config: Path | None, workers: int
     outputs = [site] + [site.parent / f".site-part-{n}" for n in range(1, workers)]
     try:
         _make_views(docs, views)
-        # A killed build must not leave its mkdocs processes behind.
+        # A killed build must not leave its mkdocs processes behind. Spawned, not forked:
+        # the build's side threads (the discovery index's SQLite, hashing) may hold a lock
+        # at the moment of a fork, and a forked child would wait on it for ever.
         with ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent,
-                                 initargs=(os.getpid(),)) as pool:
+                                 initargs=(os.getpid(),),
+                                 mp_context=multiprocessing.get_context("spawn")) as pool:
             done = [pool.submit(run_mkdocs, view, output, config, dirty=False)
                     for view, output in zip(views, outputs, strict=True)]
             warnings = [w for future in done for w in future.result()]

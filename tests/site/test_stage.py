@@ -156,6 +156,37 @@ def test_sharded_mkdocs_equals_one_process(tmp_path: Path, make_build: Callable[
     assert [p for p in one if one[p] != sharded[p] and not p.startswith("sitemap")] == []
 
 
+def test_mkdocs_shards_are_spawned_not_forked(tmp_path: Path, monkeypatch: Any) -> None:
+    """The discovery thread runs beside mkdocs' shards and uses SQLite: a child forked
+    while it held SQLite's allocator mutex would wait on it for ever (a clean 100k build
+    of stamped pages hung so). A configuration with a hook of its own is rendered by
+    mkdocs, in shards."""
+    from skillsite.builder.pipeline import build
+    from skillsite.site import stage
+    from skillsite.site.mkdocs_run import PACKAGED_CONFIG
+
+    def no_fork() -> int:
+        raise AssertionError("a mkdocs shard was forked from the build process")
+
+    real, calls = stage.run_mkdocs_sharded, []
+
+    def guarded(*args: Any, **kwargs: Any) -> list[str]:
+        calls.append(args)
+        with monkeypatch.context() as patch:
+            patch.setattr(os, "fork", no_fork)
+            return real(*args, **kwargs)
+
+    monkeypatch.setattr(stage, "run_mkdocs_sharded", guarded)
+    monkeypatch.setattr(stage, "SHARD_FROM", 1)
+    (tmp_path / "noop_hook.py").write_text("")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(PACKAGED_CONFIG.read_text() + "hooks:\n  - noop_hook.py\n")
+    corpus = shutil.copytree(FIXTURE, tmp_path / "corpus")
+    result = build(corpus, tmp_path / "dist", jobs=2, site=True, mkdocs_config=config)
+    assert len(calls) == 1
+    assert (result.dist / "site" / "index.html").is_file()
+
+
 def test_hook_changes_speed_not_pages(tmp_path: Path, make_build: Callable[..., Any],
                                       monkeypatch: Any) -> None:
     """Plain mkdocs (no skillsite hook) makes the same pages, blank lines aside."""
