@@ -188,6 +188,9 @@ def test_mcp_completes_a_template_name_to_ids(market: Path, tmp_path: Path) -> N
 
             assert await complete("tele") == ["telegram:access", "telegram:configure"]
             assert await complete("access") == ["discord:access", "telegram:access"]
+            # a bare name's first letters, as typed (search matches whole words only)
+            assert await complete("acc") == ["discord:access", "telegram:access"]
+            assert await complete("conf") == ["discord:configure", "telegram:configure"]
             assert await complete("stand") == ["standalone"]
             for value in await complete(""):  # each one names its SKILL.md
                 assert (await client.read_resource(f"skill://{value}/SKILL.md")).contents

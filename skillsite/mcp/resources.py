@@ -58,18 +58,29 @@ def names_starting(library: Library, prefix: str) -> list[str]:
     """Up to :data:`COMPLETIONS` skill names A-Z that start with ``prefix``, for a client
     completing the ``name`` of a template: the ids that start with it (``@<library>/<id>``
     over several libraries, so ``@o`` completes to library ``ops``'s skills and
-    ``@ops/pd`` to ``@ops/pdf-forms``), and the skills whose bare name starts with it
-    (``access`` of ``telegram:access``), as far as search finds them by whole words."""
+    ``@ops/pd`` to ``@ops/pdf-forms``), and the ids whose bare name starts with it
+    (``acc`` gives ``telegram:access``, ``pd`` gives ``@ops/pdf-forms``)."""
+    prefix = prefix[:ECHO_CHARS]
     try:
-        found = list(library.names(limit=COMPLETIONS, prefix=prefix[:ECHO_CHARS]).names)
-        if not prefix or prefix.startswith("@"):
+        found = list(library.names(limit=COMPLETIONS, prefix=prefix).names)
+        if not prefix or prefix.startswith("@") or len(found) >= COMPLETIONS:
             return found
-        hits = library.search(prefix[:ECHO_CHARS], limit=50).results
+        every: list[str] = []
+        cursor: str | None = None
+        while True:  # the whole list is kept in memory: 100k names page in a few ms
+            page = library.names(cursor=cursor, limit=1000)
+            every += page.names
+            if not (cursor := page.cursor):
+                break
     except ReaderError:
         return []
-    found += [f"@{hit.library}/{hit.id}" if hit.library else hit.id
-              for hit in hits if hit.name.startswith(prefix)]
+    found += [name for name in every if name != _bare(name) and _bare(name).startswith(prefix)]
     return sorted(set(found))[:COMPLETIONS]
+
+
+def _bare(name: str) -> str:
+    """A skill id without its library and namespaces: ``@ops/kit:pdf`` -> ``pdf``."""
+    return name.rsplit(":", 1)[-1].rsplit("/", 1)[-1]
 
 
 def _content(library: Library, name: str, path: str) -> str | bytes:

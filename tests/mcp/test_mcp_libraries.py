@@ -128,6 +128,8 @@ async def test_a_template_name_completes_library_prefixes(dist: Path, ops_dist: 
         assert len(wiki) == 19 and all(value.startswith("@wiki/") for value in wiki)
         assert await complete("@") == sorted(ops + wiki)
         assert await complete("pdf") == ["@ops/pdf-forms", "@wiki/pdf-forms"]
+        assert await complete("pd") == ["@ops/pdf-forms", "@wiki/pdf-forms"]
+        assert await complete("kaf") == ["@ops/kafka-lag"]
         assert await complete("@nope/") == [] and await complete("@x") == []
         for value in await complete("@ops/"):  # each one names its SKILL.md
             assert (await client.read_resource(f"skill://{value}/SKILL.md")).contents
