@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from skillsite.reader import results
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.safe import SafeLedger
 from skillsite.reader.session import Operation, Session
+
+if TYPE_CHECKING:
+    from skillsite.reader.budget import Budget
 
 #: Errors that refuse one library of several, not the whole search.
 REFUSALS = frozenset({"damaged-dist", "not-a-dist", "unsupported-artifact-version"})
@@ -135,5 +138,8 @@ class HeldCharges(SafeLedger):
     def consume(self, ref: object) -> str:
         return self.ledger.consume(ref)
 
-    def charge(self, operation: str, chars: int = 0) -> None:
-        """Held back: the merged answer is charged once."""
+    def charge(self, operation: str, chars: int = 0, *, budget: Budget | None = None,
+               skill: str = "") -> None:
+        """Held back: the merged answer is charged once (a search spends no budget)."""
+        if budget is not None:
+            raise ValueError("a search over several libraries spends no budget")

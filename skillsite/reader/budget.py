@@ -54,7 +54,7 @@ class Budget:
         # at least one more character of it
         refusal = budget_refusal(served, name, 1, self.max_skills, self.max_chars)
         if refusal is not None:
-            raise self._exceeded(refusal)
+            raise self.exceeded(refusal)
         return wanted if self.max_chars is None else min(wanted, self.max_chars - served.chars)
 
     def charge(self, name: str, chars: int) -> None:
@@ -63,9 +63,10 @@ class Budget:
         another replica, spent the room meanwhile)."""
         refusal = self.state.spend_budget(name, chars, self.max_skills, self.max_chars)
         if refusal is not None:
-            raise self._exceeded(refusal)
+            raise self.exceeded(refusal)
 
-    def _exceeded(self, refusal: Refusal) -> ReaderError:
+    def exceeded(self, refusal: Refusal) -> ReaderError:
+        """The ``budget-exceeded`` error of a refusal of this budget's limits."""
         if refusal.budget == "skills":
             return ReaderError(
                 "budget-exceeded",

@@ -41,9 +41,7 @@ def read(session: Session, ref: str | None, section: str | int | None = None, *,
         cut, heading = _resume(skill, position, budget, key)
     else:
         cut, heading = _fresh(session, skill, section, start_line, end_line, budget, key)
-    if ledger:
-        ledger.charge("read", len(cut.text))
-    session.charge(skill.name, len(cut.text))
+    session.charge(skill.name, len(cut.text), window="read")  # in safe mode, one step
     lines_read = file is None and (start_line is not None or end_line is not None
                                    or (position is not None and position.mode == "lines"))
     return Passage(ref=session.ref(skill.name), id=skill.name, name=skill.bare, section=heading,

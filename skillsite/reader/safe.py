@@ -11,13 +11,17 @@
 The ledger's state is one client's (see :mod:`skillsite.reader.client_budgets`), so its counts
 and refs are that client's alone: a ref issued to one client is unknown to every other.
 It is kept in a store (:mod:`skillsite.reader.shared`): in memory, or in Redis for
-replicas that share it.
+replicas that share it. A read also spends the client's budget
+(:mod:`skillsite.reader.budget`), which the same state keeps: the window and the budget
+are spent in one step (:meth:`SafeLedger.charge`), so a read the budget refuses counts
+nothing in the window.
 """
 from __future__ import annotations
 
 import re
 import secrets
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from skillsite.reader.errors import ReaderError
 from skillsite.reader.shared import (
@@ -29,6 +33,9 @@ from skillsite.reader.shared import (
     WindowUsage,
     unavailable,
 )
+
+if TYPE_CHECKING:
+    from skillsite.reader.budget import Budget
 
 __all__ = ["MAX_LIVE_REFS", "SafeLedger", "SafePolicy"]
 _WILDCARD = re.compile(r"[*?]{2,}|\*|^\.+$")
@@ -113,16 +120,33 @@ class SafeLedger:
                               f"{self.policy.min_query_chars} characters; describe the task "
                               "in words")
 
-    def charge(self, operation: str, chars: int = 0) -> None:
+    def charge(self, operation: str, chars: int = 0, *, budget: Budget | None = None,
+               skill: str = "") -> None:
         """Count one ``search`` or ``read`` (and the characters it serves), or fail; the
-        refs this call issued are kept with the count, or dropped with a refusal."""
+        refs this call issued are kept with the count, or dropped with a refusal.
+
+        With ``budget`` (kept in this ledger's state), the characters of ``skill`` are
+        counted in it in the same step: both are counted or neither, so a read the budget
+        refuses is not counted in the window. The window's limits are checked first, then
+        the budget's: the error is the one the first limit in the way gives."""
         refs = self._pending or {}
         if self._pending is not None:
             self._pending = {}
-        refusal = self.state.spend_window(operation, chars, self.limits, refs,
-                                          self.policy.ref_ttl)
-        if refusal is not None:
-            raise self._exhausted(operation, refusal)
+        if budget is None:
+            refusal = self.state.spend_window(operation, chars, self.limits, refs,
+                                              self.policy.ref_ttl)
+        elif budget.state is not self.state:
+            raise ValueError("a window and a budget are spent in one step only when one "
+                             "state keeps both")
+        else:
+            refusal = self.state.spend_window_and_budget(
+                operation, chars, self.limits, refs, self.policy.ref_ttl, skill=skill,
+                max_skills=budget.max_skills, max_chars=budget.max_chars)
+        if refusal is None:
+            return
+        if budget is not None and refusal.of == "budget":
+            raise budget.exceeded(refusal)
+        raise self._exhausted(operation, refusal)
 
     def _exhausted(self, operation: str, refusal: Refusal) -> ReaderError:
         return ReaderError(

@@ -260,9 +260,15 @@ class Session:
         """How many characters of skill ``name`` of this library may be served now."""
         return self.budget.allowance(self.qualified(name), wanted)
 
-    def charge(self, name: str, chars: int) -> None:
-        """``chars`` characters of skill ``name`` were served: the budget and counters."""
-        self.budget.charge(self.qualified(name), chars)
+    def charge(self, name: str, chars: int, *, window: str | None = None) -> None:
+        """``chars`` characters of skill ``name`` were served: the budget and counters;
+        in safe mode, with ``window`` (``read``), also that operation in the window, in
+        the same step as the budget (both or neither: :meth:`SafeLedger.charge
+        <skillsite.reader.safe.SafeLedger.charge>`)."""
+        if window is not None and self.ledger:
+            self.ledger.charge(window, chars, budget=self.budget, skill=self.qualified(name))
+        else:
+            self.budget.charge(self.qualified(name), chars)
         self.retrieval.served(chars)
 
     def refuse_in_safe_mode(self, operation: str) -> None:

@@ -10,10 +10,13 @@ A :class:`ClientState` is one client's state in a store. Every change is one ato
 that checks the limits and spends, or refuses and changes nothing
 (:meth:`ClientState.spend_window`, :meth:`ClientState.spend_budget`), so that two
 replicas serving one client at once can never both pass a check that only one may pass.
-Reading (:meth:`~ClientState.window`, :meth:`~ClientState.served`) only sizes an answer;
-the spend that follows checks again. Refusals come back as a :class:`Refusal`, and
-:mod:`skillsite.reader.safe` and :mod:`skillsite.reader.budget` word the errors, so both
-stores answer alike.
+A safe-mode ``read`` spends both the window and the budget: it does so in one step too
+(:meth:`ClientState.spend_window_and_budget`), which checks the window's limits, then the
+budget's, and spends both or neither, so that a read refused by the budget is not counted
+in the window. Reading (:meth:`~ClientState.window`, :meth:`~ClientState.served`) only
+sizes an answer; the spend that follows checks again. Refusals come back as a
+:class:`Refusal`, and :mod:`skillsite.reader.safe` and :mod:`skillsite.reader.budget` word
+the errors, so both stores answer alike.
 """
 from __future__ import annotations
 
@@ -64,13 +67,15 @@ class Served(NamedTuple):
 class Refusal(NamedTuple):
     """Why a spend was refused: the ``budget`` in the way (``searches``, ``reads``,
     ``characters`` of a window; ``skills``, ``characters`` of a client budget), how much
-    of it is ``used`` of its ``limit``, and seconds until a window refills (0: never)."""
+    of it is ``used`` of its ``limit``, seconds until a window refills (0: never), and
+    which limits refused (``of``: ``window`` or ``budget``)."""
 
     budget: str
     used: int
     limit: int
     retry_after: int = 0
     loaded: tuple[str, ...] = ()
+    of: str = "window"
 
 
 class ClientState(ABC):
@@ -105,6 +110,16 @@ class ClientState(ABC):
         """Count ``chars`` characters of ``skill`` served; or, when that would load one
         skill more than ``max_skills`` or serve more than ``max_chars`` characters in
         all, the refusal, with nothing counted (``None``: no limit)."""
+
+    @abstractmethod
+    def spend_window_and_budget(self, operation: str, chars: int, limits: WindowLimits,
+                                refs: Mapping[str, str], ttl: int, *, skill: str,
+                                max_skills: int | None, max_chars: int | None
+                                ) -> Refusal | None:
+        """:meth:`spend_window` and :meth:`spend_budget` (of ``chars`` characters of
+        ``skill``) in one step: both are counted, or, when a limit of either is in the
+        way, neither, and the refusal is the first found (the window's limits are checked
+        before the budget's, as when the two were spent one after the other)."""
 
     @abstractmethod
     def cursor_key(self) -> bytes:
@@ -182,30 +197,53 @@ class MemoryClient(ClientState):
             now = self.clock()
             usage = self._usage(limits, now)
             refusal = window_refusal(usage, operation, chars, limits)
-            if refusal is not None:
-                return refusal
-            if usage.searches == usage.reads == usage.chars == 0:
-                self._started = now
-                self._counts = {"search": 0, "read": 0, "chars": 0}
-            self._counts[operation] += 1
-            self._counts["chars"] += chars
-            self._keep(refs, ttl)
-            return None
+            if refusal is None:
+                self._count_window(usage, now, operation, chars, refs, ttl)
+            return refusal
 
     def served(self) -> Served:
         with self._lock:
-            return Served(tuple(self._loaded), self._served)
+            return self._served_now()
 
     def spend_budget(self, skill: str, chars: int, max_skills: int | None,
                      max_chars: int | None) -> Refusal | None:
         with self._lock:
-            refusal = budget_refusal(Served(tuple(self._loaded), self._served), skill,
-                                     chars, max_skills, max_chars)
-            if refusal is not None:
-                return refusal
-            self._loaded[skill] = None
-            self._served += chars
-            return None
+            refusal = budget_refusal(self._served_now(), skill, chars, max_skills, max_chars)
+            if refusal is None:
+                self._count_budget(skill, chars)
+            return refusal
+
+    def spend_window_and_budget(self, operation: str, chars: int, limits: WindowLimits,
+                                refs: Mapping[str, str], ttl: int, *, skill: str,
+                                max_skills: int | None, max_chars: int | None
+                                ) -> Refusal | None:
+        with self._lock:
+            now = self.clock()
+            usage = self._usage(limits, now)
+            refusal = (window_refusal(usage, operation, chars, limits)
+                       or budget_refusal(self._served_now(), skill, chars, max_skills,
+                                         max_chars))
+            if refusal is None:
+                self._count_window(usage, now, operation, chars, refs, ttl)
+                self._count_budget(skill, chars)
+            return refusal
+
+    # The parts of a spend, each called under the lock once every limit passed.
+    def _count_window(self, usage: WindowUsage, now: float, operation: str, chars: int,
+                      refs: Mapping[str, str], ttl: int) -> None:
+        if usage.searches == usage.reads == usage.chars == 0:
+            self._started = now
+            self._counts = {"search": 0, "read": 0, "chars": 0}
+        self._counts[operation] += 1
+        self._counts["chars"] += chars
+        self._keep(refs, ttl)
+
+    def _served_now(self) -> Served:
+        return Served(tuple(self._loaded), self._served)
+
+    def _count_budget(self, skill: str, chars: int) -> None:
+        self._loaded[skill] = None
+        self._served += chars
 
     def cursor_key(self) -> bytes:
         return self._cursor_key
@@ -230,9 +268,10 @@ def budget_refusal(served: Served, skill: str, chars: int, max_skills: int | Non
     """Whether ``chars`` more characters of ``skill`` fit the client's budget."""
     if (max_skills is not None and skill not in served.loaded
             and len(served.loaded) >= max_skills):
-        return Refusal("skills", len(served.loaded), max_skills, loaded=served.loaded)
+        return Refusal("skills", len(served.loaded), max_skills, loaded=served.loaded,
+                       of="budget")
     if max_chars is not None and served.chars + chars > max_chars:
-        return Refusal("characters", served.chars, max_chars)
+        return Refusal("characters", served.chars, max_chars, of="budget")
     return None
 
 

@@ -12,7 +12,11 @@ header value reaches Redis; the braces keep one client's keys in one Redis Clust
   from, written by the first replica that needs it.
 
 Each spend is one Lua script that checks the limits and counts, or refuses and changes
-nothing; a ref is taken with ``GETDEL``, so exactly one call can take it. When Redis
+nothing: :data:`SPEND_WINDOW`, :data:`SPEND_BUDGET`, and :data:`SPEND_WINDOW_AND_BUDGET`
+for a safe-mode read, which spends both (the window and budget keys share the client's
+hash tag, so one script may touch both in Redis Cluster). The three are made of the same
+Lua functions (:data:`LUA_FUNCTIONS`). A ref is taken with ``GETDEL``, so exactly one call
+can take it. When Redis
 cannot be reached, every call that needs it fails with ``shared-store-unavailable`` and
 ``retry_after_seconds`` (and, for that long, fails at once without trying); the first
 call after that tries again, so serving recovers by itself when Redis is back.
@@ -51,47 +55,98 @@ RETRY_SECONDS = 2
 #: Seconds to connect to Redis or wait for an answer before calling it unreachable.
 TIMEOUT_SECONDS = 1.0
 
-SPEND_WINDOW = """
-local counts = redis.call('HMGET', KEYS[1], 'search', 'read', 'chars')
-local searches = tonumber(counts[1]) or 0
-local reads = tonumber(counts[2]) or 0
-local spent = tonumber(counts[3]) or 0
-local function refuse(budget, used)
-  local left = redis.call('PTTL', KEYS[1])
-  if left < 0 then left = tonumber(ARGV[6]) end
-  return {budget, used, left}
+#: What the spends are made of: each ``*_refused`` checks a limit and returns the refusal
+#: (``{of, budget, used, milliseconds until the window ends}``) or nil; each ``count_*``
+#: spends. A script calls every check it needs before any count.
+LUA_FUNCTIONS = """
+local function window_refused(key, operation, chars, max_searches, max_reads, max_chars,
+                              window_ms)
+  local counts = redis.call('HMGET', key, 'search', 'read', 'chars')
+  local searches = tonumber(counts[1]) or 0
+  local reads = tonumber(counts[2]) or 0
+  local spent = tonumber(counts[3]) or 0
+  local budget, used
+  if spent + chars > max_chars then budget, used = 'characters', spent
+  elseif operation == 'search' and searches >= max_searches then
+    budget, used = 'searches', searches
+  elseif operation == 'read' and reads >= max_reads then budget, used = 'reads', reads
+  else return nil end
+  local left = redis.call('PTTL', key)
+  if left < 0 then left = window_ms end
+  return {'window', budget, used, left}
 end
-if spent + tonumber(ARGV[2]) > tonumber(ARGV[5]) then return refuse('characters', spent) end
-if ARGV[1] == 'search' and searches >= tonumber(ARGV[3]) then
-  return refuse('searches', searches)
+
+local function count_window(key, operation, chars, window_ms)
+  redis.call('HINCRBY', key, operation, 1)
+  redis.call('HINCRBY', key, 'chars', chars)
+  redis.call('PEXPIRE', key, window_ms, 'NX')
 end
-if ARGV[1] == 'read' and reads >= tonumber(ARGV[4]) then return refuse('reads', reads) end
-redis.call('HINCRBY', KEYS[1], ARGV[1], 1)
-redis.call('HINCRBY', KEYS[1], 'chars', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[6], 'NX')
-for i = 2, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[6 + i], 'PX', ARGV[7])
+
+-- KEYS[first_key..] are refs, ARGV[first_name..] the names of their skills
+local function keep_refs(first_key, first_name, ttl_ms)
+  for i = first_key, #KEYS do
+    redis.call('SET', KEYS[i], ARGV[first_name + i - first_key], 'PX', ttl_ms)
+  end
 end
+
+-- max_skills, max_chars: -1 for no limit
+local function budget_refused(key, skill, chars, max_skills, max_chars)
+  local budget = redis.call('HMGET', key, 'n', 'served', 'k:' .. skill)
+  local n = tonumber(budget[1]) or 0
+  local served = tonumber(budget[2]) or 0
+  if max_skills >= 0 and not budget[3] and n >= max_skills then
+    return {'budget', 'skills', n, 0}
+  end
+  if max_chars >= 0 and served + chars > max_chars then
+    return {'budget', 'characters', served, 0}
+  end
+  return nil
+end
+
+local function count_budget(key, skill, chars, idle_ms)
+  local field = 'k:' .. skill
+  if redis.call('HEXISTS', key, field) == 0 then
+    redis.call('HSET', key, field, redis.call('HINCRBY', key, 'n', 1))
+  end
+  redis.call('HINCRBY', key, 'served', chars)
+  redis.call('PEXPIRE', key, idle_ms)
+end
+"""
+
+#: KEYS: the window, then refs to keep. ARGV: operation, chars, max searches, max reads,
+#: max chars, window ms, ref ttl ms (:func:`_window_args`), then the refs' skill names.
+SPEND_WINDOW = LUA_FUNCTIONS + """
+local chars = tonumber(ARGV[2])
+local refused = window_refused(KEYS[1], ARGV[1], chars, tonumber(ARGV[3]),
+                               tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6])
+if refused then return refused end
+count_window(KEYS[1], ARGV[1], chars, ARGV[6])
+keep_refs(2, 8, ARGV[7])
 return false
 """
 
-SPEND_BUDGET = """
-local field = 'k:' .. ARGV[1]
-local budget = redis.call('HMGET', KEYS[1], 'n', 'served', field)
-local n = tonumber(budget[1]) or 0
-local served = tonumber(budget[2]) or 0
-local max_skills = tonumber(ARGV[3])
-local max_chars = tonumber(ARGV[4])
-if max_skills >= 0 and not budget[3] and n >= max_skills then return {'skills', n} end
-if max_chars >= 0 and served + tonumber(ARGV[2]) > max_chars then
-  return {'characters', served}
-end
-if not budget[3] then
-  n = n + 1
-  redis.call('HSET', KEYS[1], field, n, 'n', n)
-end
-redis.call('HINCRBY', KEYS[1], 'served', ARGV[2])
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
+#: KEYS: the budget. ARGV: skill, chars, max skills, max chars, idle ms
+#: (:func:`_budget_args`).
+SPEND_BUDGET = LUA_FUNCTIONS + """
+local chars = tonumber(ARGV[2])
+local refused = budget_refused(KEYS[1], ARGV[1], chars, tonumber(ARGV[3]),
+                               tonumber(ARGV[4]))
+if refused then return refused end
+count_budget(KEYS[1], ARGV[1], chars, ARGV[5])
+return false
+"""
+
+#: KEYS: the window, the budget, then refs to keep. ARGV: those of :data:`SPEND_WINDOW`
+#: (1-7), then skill, max skills, max chars, idle ms (8-11), then the refs' skill names.
+SPEND_WINDOW_AND_BUDGET = LUA_FUNCTIONS + """
+local chars = tonumber(ARGV[2])
+local refused = window_refused(KEYS[1], ARGV[1], chars, tonumber(ARGV[3]),
+                               tonumber(ARGV[4]), tonumber(ARGV[5]), ARGV[6])
+  or budget_refused(KEYS[2], ARGV[8], chars, tonumber(ARGV[9]), tonumber(ARGV[10]))
+if refused then return refused end
+count_window(KEYS[1], ARGV[1], chars, ARGV[6])
+count_budget(KEYS[2], ARGV[8], chars, ARGV[11])
+keep_refs(3, 12, ARGV[7])
 return false
 """
 
@@ -136,6 +191,8 @@ class RedisStore(SharedStore):
         self.clock = clock
         self.spend_window: Any = self.redis.register_script(SPEND_WINDOW)
         self.spend_budget: Any = self.redis.register_script(SPEND_BUDGET)
+        self.spend_window_and_budget: Any = self.redis.register_script(
+            SPEND_WINDOW_AND_BUDGET)
         self._down_until = 0.0
         self._secret: tuple[bytes, float] | None = None
         self._secret_lock = threading.Lock()
@@ -218,16 +275,8 @@ class RedisClient(ClientState):
     def spend_window(self, operation: str, chars: int, limits: WindowLimits,
                      refs: Mapping[str, str], ttl: int) -> Refusal | None:
         keys = [self.window_key, *(self._ref_key(ref) for ref in refs)]
-        args = [operation, chars, limits.max_searches, limits.max_reads, limits.max_chars,
-                limits.window * 1000, ttl * 1000, *refs.values()]
-        refused = self.store.run(lambda: self.store.spend_window(keys=keys, args=args))
-        if not refused:
-            return None
-        budget, used, left = refused
-        budget = budget.decode("ascii")
-        limit = {"searches": limits.max_searches, "reads": limits.max_reads,
-                 "characters": limits.max_chars}[budget]
-        return Refusal(budget, int(used), limit, _seconds(int(left)))
+        args = [*_window_args(operation, chars, limits, ttl), *refs.values()]
+        return self._spend(self.store.spend_window, keys, args, limits)
 
     def served(self) -> Served:
         fields = self.store.run(lambda: self.store.redis.hgetall(self.budget_key))
@@ -237,20 +286,53 @@ class RedisClient(ClientState):
 
     def spend_budget(self, skill: str, chars: int, max_skills: int | None,
                      max_chars: int | None) -> Refusal | None:
-        args = [skill, chars, -1 if max_skills is None else max_skills,
+        args = [skill, chars, *self._budget_args(max_skills, max_chars)]
+        return self._spend(self.store.spend_budget, [self.budget_key], args,
+                           max_skills=max_skills, max_chars=max_chars)
+
+    def spend_window_and_budget(self, operation: str, chars: int, limits: WindowLimits,
+                                refs: Mapping[str, str], ttl: int, *, skill: str,
+                                max_skills: int | None, max_chars: int | None
+                                ) -> Refusal | None:
+        keys = [self.window_key, self.budget_key, *(self._ref_key(ref) for ref in refs)]
+        args = [*_window_args(operation, chars, limits, ttl),
+                skill, *self._budget_args(max_skills, max_chars), *refs.values()]
+        return self._spend(self.store.spend_window_and_budget, keys, args, limits,
+                           max_skills=max_skills, max_chars=max_chars)
+
+    def _budget_args(self, max_skills: int | None, max_chars: int | None) -> list[int]:
+        """Max skills, max chars (-1: no limit) and idle ms, as the scripts take them."""
+        return [-1 if max_skills is None else max_skills,
                 -1 if max_chars is None else max_chars, self.store.idle_seconds * 1000]
-        refused = self.store.run(lambda: self.store.spend_budget(keys=[self.budget_key],
-                                                                 args=args))
+
+    def _spend(self, script: Any, keys: list[str], args: list[Any],
+               limits: WindowLimits | None = None, *, max_skills: int | None = None,
+               max_chars: int | None = None) -> Refusal | None:
+        """Run a spend ``script``: None, or the :class:`Refusal` it answered."""
+        refused = self.store.run(lambda: script(keys=keys, args=args))
         if not refused:
             return None
-        budget, used = refused[0].decode("ascii"), int(refused[1])
+        of, budget = (part.decode("ascii") for part in refused[:2])
+        used, left = int(refused[2]), int(refused[3])
+        if of == "window" and limits is not None:
+            limit = {"searches": limits.max_searches, "reads": limits.max_reads,
+                     "characters": limits.max_chars}[budget]
+            return Refusal(budget, used, limit, _seconds(left))
         if budget == "skills":
-            return Refusal(budget, used, max_skills or 0, loaded=self.served().loaded)
-        return Refusal(budget, used, max_chars or 0)
+            return Refusal(budget, used, max_skills or 0, loaded=self.served().loaded,
+                           of="budget")
+        return Refusal(budget, used, max_chars or 0, of="budget")
 
     def cursor_key(self) -> bytes:
         return hmac.new(self.store.secret(), b"cursor:" + self.key.encode("utf-8", "replace"),
                         hashlib.sha256).digest()
+
+
+def _window_args(operation: str, chars: int, limits: WindowLimits, ttl: int) -> list[Any]:
+    """The first seven ``ARGV`` of :data:`SPEND_WINDOW` and
+    :data:`SPEND_WINDOW_AND_BUDGET`."""
+    return [operation, chars, limits.max_searches, limits.max_reads, limits.max_chars,
+            limits.window * 1000, ttl * 1000]
 
 
 def _seconds(milliseconds: int) -> int:

@@ -15,7 +15,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from redis_server import RedisServer, redis_server_path  # noqa: E402
 
 from skillsite.reader import Library, ReaderError, SafePolicy  # noqa: E402
-from skillsite.reader.shared import MemoryStore, SharedStore, WindowLimits  # noqa: E402
+from skillsite.reader.shared import (  # noqa: E402
+    ClientState,
+    MemoryClient,
+    MemoryStore,
+    Served,
+    SharedStore,
+    WindowLimits,
+)
 
 pytest.importorskip("redis")
 from skillsite.reader.shared_redis import RETRY_SECONDS, RedisStore  # noqa: E402
@@ -109,6 +116,111 @@ def test_budget_spends_from_two_replicas_never_overshoot(
     assert refusal.loaded == served.loaded
     assert states[1].spend_budget(served.loaded[0], 1, 2, served.chars) is not None
     assert states[1].spend_budget(served.loaded[0], 1, 2, served.chars + 1) is None
+
+
+def test_a_read_the_budget_refuses_counts_nothing_in_the_window(
+        replicas: Callable[[], SharedStore]) -> None:
+    """A safe-mode read spends the window and the budget in one step: refused by the
+    budget, it leaves the window's counts and the refs as they were (issue #25 item 3)."""
+    one, two = replicas().client("c"), replicas().client("c")
+    assert one.spend_budget("a", 900, 1, 1000) is None  # at its one skill
+
+    def read(state: ClientState, skill: str, chars: int) -> object:
+        return state.spend_window_and_budget("read", chars, LIMITS, {"r-1": skill}, 60,
+                                             skill=skill, max_skills=1, max_chars=1000)
+
+    skills = read(two, "b", 10)  # another skill: over max_skills
+    characters = read(two, "a", 101)  # the same skill, over max_chars
+    assert skills == ("skills", 1, 1, 0, ("a",), "budget")
+    assert characters == ("characters", 900, 1000, 0, (), "budget")
+    assert one.window(LIMITS)[:3] == (0, 0, 0)
+    assert one.take_ref("r-1") is None
+    assert one.served() == Served(("a",), 900)
+    assert read(two, "a", 100) is None  # what fits both is counted in both
+    assert one.window(LIMITS)[:3] == (0, 1, 100) and one.served() == Served(("a",), 1000)
+    assert one.take_ref("r-1") == "a"
+
+
+def test_the_window_is_checked_before_the_budget_and_refuses_alone(
+        replicas: Callable[[], SharedStore]) -> None:
+    state = replicas().client("c")
+    assert state.spend_window("read", 999, LIMITS, {}, 60) is None
+    assert state.spend_budget("a", 1, 1, 10) is None
+    refusal = state.spend_window_and_budget("read", 5, LIMITS, {}, 60, skill="b",
+                                            max_skills=1, max_chars=10)
+    assert refusal is not None and (refusal.of, refusal.budget) == ("window", "characters")
+    assert 0 < refusal.retry_after <= LIMITS.window
+    assert state.served() == Served(("a",), 1) and state.window(LIMITS).reads == 1
+
+
+def test_reads_from_two_replicas_count_alike_in_window_and_budget(
+        replicas: Callable[[], SharedStore]) -> None:
+    """Many reads at once near the skill budget: every read counted in the window is
+    counted in the budget, and no other (two steps counted the refused ones too)."""
+    states = [replicas().client("c"), replicas().client("c")]
+    limits = WindowLimits(max_searches=5, max_reads=100, max_chars=1000, window=600)
+    names = ["a", "b", "c", "d", "e"]
+    outcomes = _at_once(20, lambda n: states[n % 2].spend_window_and_budget(
+        "read", 10, limits, {}, 60, skill=names[n % 5], max_skills=2, max_chars=None))
+    served, usage = states[0].served(), states[1].window(limits)
+    assert len(served.loaded) == 2 and 0 < outcomes.count(None) < 20
+    assert (usage.reads, usage.chars) == (outcomes.count(None), served.chars)
+
+
+class _Raced:
+    """One client's state on this replica, raced by another replica of the same client:
+    right after this replica sizes a read by the budget (``served``), the other loads
+    skill ``elsewhere``, the last the budget allows."""
+
+    def __init__(self, state: ClientState, other: ClientState) -> None:
+        self.state, self.other, self.armed = state, other, False
+
+    def served(self) -> Served:
+        served = self.state.served()
+        if self.armed:
+            self.armed = False
+            assert self.other.spend_budget("elsewhere", 10, 1, None) is None
+        return served
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.state, name)
+
+
+class _Store(SharedStore):
+    def __init__(self, state: object) -> None:
+        self.state = state
+
+    def client(self, key: str):  # type: ignore[no-untyped-def]
+        return self.state
+
+
+@pytest.mark.parametrize("where", ["memory", "redis"])
+def test_a_read_raced_out_of_the_budget_by_another_replica_is_not_counted(
+        dist: Path, where: str, request: pytest.FixtureRequest) -> None:
+    """The partial charge of issue #25 item 3: the budget had room when the read was
+    sized, another replica spent it before the read was counted; the read is refused
+    with the budget's error, and the window counts it no more than the budget does."""
+    if where == "memory":
+        state: ClientState = MemoryClient()
+        other = state
+    else:
+        url = request.getfixturevalue("redis_url")
+        state, other = RedisStore(url).client("c"), RedisStore(url).client("c")
+    raced = _Raced(state, other)
+    library = Library(dist, safe=True, max_skills=1, shared=_Store(raced))
+    with library.client("c") as view:
+        opened = view.open(view.search("fill pdf form").results[0].ref)
+        before = view.context().budgets
+        raced.armed = True
+        with pytest.raises(ReaderError) as refused:
+            view.read(opened.ref, "Step 3: Fill")
+        after = view.context().budgets
+    assert refused.value.code == "budget-exceeded"
+    assert refused.value.details["budget"] == "skills"
+    assert "already loaded 1 skills (elsewhere)" in refused.value.message
+    assert after["safe"] == before["safe"] and after["safe"]["reads"][0] == 1
+    assert after["skills_loaded"] == ["elsewhere"]
+    assert not raced.armed
 
 
 def test_cursor_keys_are_shared_by_replicas_and_differ_by_client(redis_url: str) -> None:
