@@ -51,8 +51,8 @@ def _split(values: tuple[str, ...]) -> tuple[str, ...]:
 @click.option("--max-file-size", type=click.IntRange(min=1), metavar="BYTES",
               help="Size cap per file (default 1048576). Larger files are reported, not read.")
 @click.option("-j", "--jobs", type=click.IntRange(min=0), default=0, show_default=True,
-              help="Worker processes. 0 picks automatically: one for small corpora, every "
-                   "idle core for large ones. Example: --jobs 2")
+              help="Processes, this one included. 0 picks automatically: one for small "
+                   "corpora, every idle core for large ones. Example: --jobs 2")
 @click.option("--changed-since", metavar="REF",
               help="Report per-file problems only for skills changed since this git ref; "
                    "corpus-wide rules (duplicate names, dependencies) still see every skill. "

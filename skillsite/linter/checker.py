@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 import os
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -196,7 +197,8 @@ def _chunks(items: Iterable[Source]) -> Iterator[list[Source]]:
 
 def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int | None,
                 progress: Callable[[int], None] = lambda n: None,
-                extract: Extract | None = None, finish: Finish | None = None) -> Iterator[Any]:
+                extract: Extract | None = None, finish: Finish | None = None,
+                share: bool = False) -> Iterator[Any]:
     """:func:`check_file` over ``sources``, in order, on ``jobs`` processes; each result
     passed through ``finish(source, result)`` when given.
 
@@ -204,6 +206,10 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     (:func:`spare_cores`) for a large one. Workers start on the first chunks while
     ``sources`` (a discovery walk) is still being read, so the walk overlaps with the
     checking.
+
+    With ``share``, this process is one of the ``jobs``: it checks files itself whenever
+    its workers have enough queued (:func:`_shared`), instead of waiting on them. The
+    build, whose process has its own work between two results, leaves it off.
     """
     iterator = iter(sources)
     head = list(islice(iterator, PARALLEL_THRESHOLD))
@@ -223,7 +229,8 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     yield _check_one(head[0], ctx, base, extract, finish)
     progress(1)
     del head[0]
-    pool = ProcessPoolExecutor(workers, mp_context=get_context(), initializer=_init_worker,
+    pool = ProcessPoolExecutor(workers - share, mp_context=get_context(),
+                               initializer=_init_worker,
                                initargs=(os.getpid(), ctx, base, extract, finish))
     # What _stop must look at: the futures not collected yet and the one being collected.
     # Not every future submitted: each keeps its chunk's results, and keeping them all
@@ -231,11 +238,23 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     pending: deque[Future[list[Any]]] = deque()
     collecting: list[Future[list[Any]]] = []
     try:
-        for chunk in _chunks(chain(head, iterator)):
-            pending.append(pool.submit(_check_chunk, chunk))
-            while pending and (pending[0].done() or len(pending) > 4 * workers):
-                collecting[:] = [pending.popleft()]
-                yield from _collect(collecting[0], progress)
+        if share:
+            # The pool's threads in this process hand chunks and results over; while
+            # this thread checks files, each would wait up to the 5 ms switch interval
+            # for the interpreter lock, about a chunk's time (16 files, 6-8 ms).
+            interval = sys.getswitchinterval()
+            sys.setswitchinterval(0.002)
+            try:
+                yield from _shared(pool, workers - 1, chain(head, iterator), pending,
+                                   collecting, (ctx, base, extract, finish), progress)
+            finally:
+                sys.setswitchinterval(interval)
+        else:
+            for chunk in _chunks(chain(head, iterator)):
+                pending.append(pool.submit(_check_chunk, chunk))
+                while pending and (pending[0].done() or len(pending) > 4 * workers):
+                    collecting[:] = [pending.popleft()]
+                    yield from _collect(collecting[0], progress)
         while pending:
             collecting[:] = [pending.popleft()]
             yield from _collect(collecting[0], progress)
@@ -243,6 +262,73 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
         _stop(pool, [*collecting, *pending])
         raise
     pool.shutdown()
+
+
+#: Chunks each worker has queued while this process checks files too: one running, one
+#: waiting in its pipe and one with the pool's thread, which hands it over as soon as a
+#: result comes back; a worker then never waits for this process to cut the next.
+_QUEUED = 3
+#: Files per chunk while sharing: small, so that the last chunks end close together
+#: (a chunk of 50 holding Composio's two largest skills ran 40 ms past the other worker).
+_SHARED_CHUNK = 16
+
+
+def _shared(pool: ProcessPoolExecutor, workers: int, sources: Iterator[Source],
+            pending: deque[Future[list[Any]]], collecting: list[Future[list[Any]]],
+            state: tuple[Context, Path, Extract | None, Finish | None],
+            progress: Callable[[int], None]) -> Iterator[Any]:
+    """The results of ``sources`` in order, checked by ``workers`` pool processes and
+    by this one: each worker is kept ``_QUEUED`` chunks ahead, and this process checks
+    the next file itself meanwhile. Results are yielded as soon as all before them are
+    in."""
+    # The segments in order: a future (a worker's chunk) or a list (this process's files).
+    segments: deque[Future[list[Any]] | list[Any]] = deque()
+    # A few chunks read ahead, so that the end of the walk is seen before the last chunks
+    # are cut: they are then cut smaller, for the processes to end together.
+    ahead: deque[Source] = deque()
+    walked = False
+    while True:
+        while not walked and len(ahead) < 2 * _SHARED_CHUNK * (workers + 1):
+            source = next(sources, None)
+            walked = source is None
+            ahead.extend(() if source is None else (source,))
+        if not ahead:
+            break
+        if sum(not isinstance(s, list) and not s.done() for s in segments) < _QUEUED * workers:
+            size = (min(_SHARED_CHUNK, max(1, len(ahead) // (2 * (workers + 1)))) if walked
+                    else _SHARED_CHUNK)
+            future = pool.submit(_check_chunk, [ahead.popleft()
+                                                for _ in range(min(size, len(ahead)))])
+            pending.append(future)
+            segments.append(future)
+        elif segments and isinstance(segments[-1], list):
+            segments[-1].append(_check_one(ahead.popleft(), *state))
+        else:
+            segments.append([_check_one(ahead.popleft(), *state)])
+        yield from _ready(segments, pending, collecting, progress, final=False)
+    yield from _ready(segments, pending, collecting, progress, final=True)
+
+
+def _ready(segments: deque[Future[list[Any]] | list[Any]], pending: deque[Future[list[Any]]],
+           collecting: list[Future[list[Any]]], progress: Callable[[int], None],
+           final: bool) -> Iterator[Any]:
+    """The results of the segments at the front that are complete: a worker's chunk once
+    done (every one when ``final``), this process's files once a segment follows them
+    (the last one may still grow)."""
+    while segments:
+        first = segments[0]
+        if isinstance(first, list):
+            if len(segments) == 1 and not final:
+                return
+            segments.popleft()
+            progress(len(first))
+            yield from first
+        elif final or first.done():
+            segments.popleft()
+            collecting[:] = [pending.popleft()]
+            yield from _collect(first, progress)
+        else:
+            return
 
 
 def _stop(pool: ProcessPoolExecutor, futures: list[Future[list[Any]]]) -> None:
@@ -307,7 +393,7 @@ def _check(paths: Iterable[str | Path], config: Config | None, jobs: int | None,
     results = (_cached_results(listed, roots, cache, ctx, base, jobs, progress)
                if cache is not None and listed
                else check_files(listed if cache is not None else sources, ctx, base, jobs,
-                                progress))
+                                progress, share=True))
     for result in results:
         if result is None:
             continue
@@ -350,7 +436,8 @@ def _cached_results(sources: list[Source], paths: list[Path], directory: Path, c
         results.append(result)
     progress(len(sources) - len(missing))
     for (at, source), result in zip(missing, check_files(
-            [source for _, source in missing], ctx, base, jobs, progress), strict=True):
+            [source for _, source in missing], ctx, base, jobs, progress, share=True),
+            strict=True):
         results[at] = result
         cache.put(source, result)
     cache.save()

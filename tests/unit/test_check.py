@@ -299,9 +299,41 @@ def test_a_parallel_check_gives_what_one_process_gives(tmp_path: Path,
     one = checker.check([tmp_path], base=tmp_path, jobs=1)
     monkeypatch.setattr(checker, "PARALLEL_THRESHOLD", 2)
     monkeypatch.setattr(checker, "_CHUNK", 3)
+    monkeypatch.setattr(checker, "_SHARED_CHUNK", 2)
     two = checker.check([tmp_path], base=tmp_path, jobs=2)
     assert one.problems and two.problems == one.problems
     assert (two.files, two.skills, two.trust) == (one.files, one.skills, one.trust)
+
+
+def test_a_shared_check_gives_every_result_in_order(tmp_path: Path) -> None:
+    """Sharing, this process checks files between the worker's chunks: the results
+    still come in the order of the sources, each once, and this process did some."""
+    import os
+
+    from skillsite.config import Config
+    from skillsite.linter import checker
+    from skillsite.linter.rules.context import Context
+    from skillsite.models import Source
+
+    sources = []
+    for number in range(700):
+        folder = tmp_path / f"s{number:03}"
+        folder.mkdir()
+        (folder / "SKILL.md").write_text(skill_md(f"s{number:03}"))
+        sources.append(Source(folder / "SKILL.md", tmp_path, "skill-md"))
+    here = os.getpid()
+    mine = 0
+
+    def finish(source: Source, result: object) -> tuple[str, int]:
+        nonlocal mine
+        mine += os.getpid() == here
+        return str(source.path), os.getpid()
+
+    results = list(checker.check_files(sources, Context(Config()), tmp_path, 2,
+                                       finish=finish, share=True))
+    assert [path for path, _ in results] == [str(s.path) for s in sources]
+    assert 0 < mine < len(sources)
+    assert {pid for _, pid in results} - {here}  # and the worker did the others
 
 
 def _sleep(seconds: float) -> float:
