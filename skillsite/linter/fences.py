@@ -11,8 +11,9 @@ beyond its opener is the block's content.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from typing import NamedTuple
+
+from skillsite.linter.textcache import per_document
 
 # Searched in "\n" + text: a literal first character lets the regex engine skip ahead. A
 # fence may open a list item ("2. ```sh", "- ```"): the item's marker is part of its indent.
@@ -29,11 +30,11 @@ class Fence(NamedTuple):
     closed: bool
 
 
-@lru_cache(maxsize=32)
+@per_document
 def fences(text: str) -> list[Fence]:
-    """Every fenced block of ``text``, in order (remembered for the last 32 texts, about
-    one skill's files: the links, the Markdown rules and the scanners all ask for the
-    fences of the same body; the list is shared, never change it)."""
+    """Every fenced block of ``text``, in order (remembered for the document's texts: the
+    links, the Markdown rules and the scanners all ask for the fences of the same body;
+    the list is shared, never change it)."""
     if "```" not in text and "~~~" not in text:
         return []
     found: list[Fence] = []

@@ -14,11 +14,13 @@ from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Elsewhere
 from skillsite.linter.schema import violations
+from skillsite.linter.textcache import forget
 from skillsite.models import Document, Problem
 
 
 def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
     """Every problem in ``doc``; a crash inside a rule becomes an ``internal-error``."""
+    forget()  # the previous document's texts
     found = [make_problem(ctx, i.rule, path, (i.line, i.column), i.message)
              for i in doc.issues]
     if doc.data is not None:

@@ -13,13 +13,15 @@ searched for.
 """
 from __future__ import annotations
 
-from functools import cache, lru_cache
+from functools import cache
 
 import ahocorasick_rs
 
+from skillsite.linter.textcache import per_document
+
 #: ``text.lower()``, computed once per text for every scanner that looks for words (a str
 #: caches its hash, so a repeated lookup costs next to nothing).
-lower = lru_cache(maxsize=16)(str.lower)
+lower = per_document(str.lower)
 
 #: Every marker the scanners ask about, in lower case. Markers that most texts hold (a
 #: quote, a fence) are left out: a plain search stops at their first occurrence anyway.
@@ -42,10 +44,10 @@ _KNOWN = frozenset(MARKERS)
 _AUTOMATON = ahocorasick_rs.AhoCorasick(MARKERS)
 
 
-@lru_cache(maxsize=32)
+@per_document
 def found(text: str) -> frozenset[str]:
-    """The markers of :data:`MARKERS` that ``text.lower()`` holds (remembered for the last
-    32 texts, about one skill's files, which every scanner asks about in turn)."""
+    """The markers of :data:`MARKERS` that ``text.lower()`` holds (remembered for the
+    document's texts, which every scanner asks about in turn)."""
     # Overlapping matches, so that "key" inside "private key" is seen as well.
     return frozenset(_AUTOMATON.find_matches_as_strings(lower(text), overlapping=True))
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
 
 from skillsite.linter.fences import Fence, fences, in_fence
 from skillsite.linter.lazy import lazy
 from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
 from skillsite.linter.secrets import entropy
+from skillsite.linter.textcache import per_document
 
 Found = Iterator[tuple[int, str]]
 
@@ -196,13 +196,13 @@ _RUN_OF_48 = b"a" * 48
 _SRI = re.compile(r"sha(?:256|384|512)-$")
 
 
-@lru_cache(maxsize=16)
+@per_document
 def _utf8(text: str) -> bytes:
     """The text as UTF-8 (a lone surrogate as ``?``), once for the blob scanners."""
     return text.encode("utf-8", "replace")
 
 
-@lru_cache(maxsize=16)
+@per_document
 def _blob_map(text: str) -> bytes:
     """:func:`_utf8` with each byte of a base64 or hex run as ``a``, any other a space."""
     return _utf8(text).translate(_BLOB_CHARS)
