@@ -28,7 +28,8 @@ Figures (see docs/performance.md):
      --format json`` process (``--agnix``: its executable), on the same folder, each with
      its default parallelism, interleaved over ``--repeat`` runs after one warm-up of each:
      median wall time and CPU time (user + system, children included) of each, and
-     skillsite / agnix (floor <= 1.5x, goal <= 1x). skillsite runs cold (``--no-cache``,
+     skillsite / agnix (floor <= 1.5x, goal <= 1x), with (P") the median of each run's
+     ratio to the agnix run of its turn. skillsite runs cold (``--no-cache``,
      figure P) and warm (Pw: its results cache filled by the warm-up run, nothing changed
      since); agnix has no cache. ``--count 0`` measures P alone. D and M run with
      ``--no-cache``.
@@ -233,6 +234,10 @@ def bench_peer(corpus: Path, agnix: str, repeat: int, tmp: Path) -> dict:
         result[name] = {"wall": statistics.median(t[0] for t in timings),
                         "cpu": statistics.median(t[1] for t in timings)}
     result["ratio"] = result["skillsite"]["wall"] / result["agnix"]["wall"]
+    # Each run's ratio to the agnix run beside it: other load on a shared machine moves
+    # both runs of a turn alike, so this median moves less than the ratio of medians.
+    result["paired_ratio"] = statistics.median(
+        ours[0] / theirs[0] for ours, theirs in zip(runs["skillsite"], runs["agnix"]))
     result["cpu_ratio"] = result["skillsite"]["cpu"] / result["agnix"]["cpu"]
     result["warm_ratio"] = result["skillsite-warm"]["wall"] / result["agnix"]["wall"]
     result["warm_cpu_ratio"] = result["skillsite-warm"]["cpu"] / result["agnix"]["cpu"]
@@ -469,6 +474,8 @@ def peer_rows(peer: dict, version: str, notes: list[str]) -> list[tuple[str, str
         ("P  wall ratio P1 / P2 (skillsite vs agnix)", f"{ratio:.2f}x",
          f"<= {PEER_FLOOR:g}x", verdict(ratio <= PEER_FLOOR)
          + (" (goal <= 1x met)" if ratio <= PEER_GOAL else "")),
+        ("P\" wall ratio run by run, median (context)", f"{peer['paired_ratio']:.2f}x",
+         "", ""),
         ("P' CPU ratio P1 / P2 (context)", f"{peer['cpu_ratio']:.2f}x", "", ""),
         ("Pw skillsite check, results cache warm, median wall / CPU",
          f"{warm['wall']:.2f} s / {warm['cpu']:.2f} s", "", ""),
