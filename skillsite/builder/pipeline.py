@@ -69,6 +69,7 @@ from skillsite.store.manifest import (
     checksums_in_background,
     intact,
     read_manifest,
+    recorded,
     write_manifest,
 )
 from skillsite.version import __version__
@@ -345,7 +346,7 @@ def _refuse_foreign_folder(out: Path) -> None:
 
 def _previous_cache(out: Path, config_key: str) -> BuildCache:
     manifest = read_manifest(out) or {}
-    return load_cache(out, config_key, manifest.get("files", {}))
+    return load_cache(out, config_key, manifest.get("files", {}), recorded(out))
 
 
 def _reusable(out: Path, backend: str) -> bool:
