@@ -299,7 +299,6 @@ def test_a_parallel_check_gives_what_one_process_gives(tmp_path: Path,
     one = checker.check([tmp_path], base=tmp_path, jobs=1)
     monkeypatch.setattr(checker, "PARALLEL_THRESHOLD", 2)
     monkeypatch.setattr(checker, "_CHUNK", 3)
-    monkeypatch.setattr(checker, "_SHARED_CHUNK", 2)
     two = checker.check([tmp_path], base=tmp_path, jobs=2)
     assert one.problems and two.problems == one.problems
     assert (two.files, two.skills, two.trust) == (one.files, one.skills, one.trust)
