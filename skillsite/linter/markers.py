@@ -39,6 +39,8 @@ MARKERS = (
     # leftovers and template blanks
     "todo", "fixme", "tbd", "xxx", "[todo", "[insert", "[describe", "[replace with",
     "[add your",
+    # personal paths
+    "/users/", "/home/", "users\\",
 )
 _KNOWN = frozenset(MARKERS)
 _AUTOMATON = ahocorasick_rs.AhoCorasick(MARKERS)

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from skillsite.linter.lazy import lazy
 from skillsite.linter.markers import any_in, any_lowered, contains, lower
+from skillsite.linter.markers import found as found_markers
 
 MIN_ENTROPY = 3.0
 #: (marker, pattern, what): a pattern runs only on a text that holds its marker, so most
@@ -136,7 +137,10 @@ def _named_assignments(text: str) -> Iterator[re.Match[str]]:
     and most separators (in URLs, code, tables) are never looked at."""
     subject = lower(text)
     if len(subject) == len(text):  # no character lowered into two: every offset kept
-        patterns = _NAMED_SEPARATORS
+        # Only the endings the lowered text holds (the marker pass knows which).
+        present = found_markers(text)
+        patterns = [p for marker, p in zip(_NAME_MARKERS, _NAMED_SEPARATORS, strict=True)
+                    if marker in present]
     else:
         subject, patterns = text, _NAMED_SEPARATORS_ANY_CASE
     # The four endings differ in their last letter: no separator is found twice.

@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from skillsite.linter.markers import any_in
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import texts
@@ -72,7 +73,7 @@ def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``python scripts/fill.py``.
     """
     for text in texts(doc, ctx):
-        if not any(part in text.text for part in _PERSONAL_PARTS):
+        if not any_in(text.text, _PERSONAL_PARTS):
             continue
         for found in _PERSONAL.finditer(text.text):
             if found.group(1).lower() in _ANYONE or _STAND_IN.match(found.group(1)):
