@@ -52,6 +52,9 @@ class BuildCache:
     changed: set[str] = field(default_factory=set)
     #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
     walk_complete: bool = False
+    #: The folders whose listing may differ from the previous build's (see
+    #: ``Listings.relisted``); None: compare them all.
+    relisted: frozenset[str] | None = None
     #: How the corpus compares with the previous build's stats (scanned while loading).
     changes: Scan | None = None
     #: The previous build's stat index, as loaded.
@@ -155,8 +158,11 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
                 _replace_file(path_of(number), marshal.dumps({}))
         return
     previous = old.listings or {}
-    moved = {path for path, listing in cache.listings.items()
-             if previous.get(path) is not listing}
+    if cache.relisted is not None:  # the others are the previous listings
+        moved = set(cache.relisted)
+    else:
+        moved = {path for path, listing in cache.listings.items()
+                 if previous.get(path) is not listing}
     moved |= previous.keys() - cache.listings.keys()
     _write_shards(path_of, cache.listings, old.listing_shards, moved, lambda listing: listing)
 
@@ -302,6 +308,13 @@ def _record_dependencies(parts: _IndexParts) -> bool:
 
 def _same_tree(cache: BuildCache, index: StatIndex) -> bool:
     """Whether ``cache`` has the very folders and files that ``index`` lists."""
-    if cache.listings is not None and cache.listings.keys() != set(index.folders):
+    # Same sizes and every one of the index's present: the same keys, without making
+    # sets of 183k folders and 100k files.
+    if cache.listings is not None and not _same_keys(cache.listings, index.folders):
         return False
-    return cache.listings is None or cache.files.keys() == set(index.keys)
+    return cache.listings is None or _same_keys(cache.files, index.keys)
+
+
+def _same_keys(mapping: Mapping[str, Any], keys: list[str]) -> bool:
+    """Whether ``mapping`` has exactly the distinct ``keys`` (an index's, never repeated)."""
+    return len(mapping) == len(keys) and all(map(mapping.__contains__, keys))

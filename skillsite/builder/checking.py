@@ -4,9 +4,9 @@ rest, and settle the problems and the skills that go into ``dist/``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ from skillsite.builder.stores import BuildStores
 from skillsite.linter.checker import check_files, corpus_problems, display_path
 from skillsite.linter.discover import Flagged, kind_of
 from skillsite.linter.lint import make_problem
-from skillsite.linter.listings import Listings
+from skillsite.linter.listings import Listing, Listings
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
@@ -66,7 +66,7 @@ class _ChangeCheck:
         self.cache = BuildCache()
         self.sources = Sources(root)
         self.stale = 0
-        self.mtimes = listings.mtimes
+        self.mtimes: Mapping[str, int] = listings.mtimes
         self.prefix = os.path.join(str(root), "")
 
     def changed(self, found: Iterable[tuple[str, str]],
@@ -118,7 +118,7 @@ class _ChangeCheck:
         changes = self.old.changes
         assert changes is not None
         current = self.listings.current
-        self.mtimes = {folder: listing[0] for folder, listing in current.items()}
+        self.mtimes = _ListedMtimes(current)
         gone = self.listings.previous.keys() - current.keys()
         # Folders relative to the root, as keys hold them ("" for the root itself).
         skip = {folder[len(self.prefix):] for folder in gone}
@@ -127,16 +127,34 @@ class _ChangeCheck:
         # (a supporting file's change puts its skill in ``changes.changed``), so a file
         # that depends on none of the folders that moved or went still holds: only the
         # few that do are compared dependency by dependency.
-        moved = {*(changes.changed_folders or ()), *gone}
+        # (The loop runs for every file: its test is kept to a few calls into C.)
+        untouched = frozenset({*(changes.changed_folders or ()), *gone}).isdisjoint
+        changed, files, folder_of = changes.changed, self.cache.files, itemgetter(0)
         for key, cached in self.old.files.items():
             if key.rpartition("/")[0] in skip:
                 continue  # relisted below, or gone
-            if key not in changes.changed and (
-                    not any(folder in moved for folder, _ in cached.deps)
-                    or dependencies_unchanged(cached, self.mtimes)):
-                self.cache.files[key] = cached
+            if key not in changed and (untouched(map(folder_of, cached.deps))
+                                       or dependencies_unchanged(cached, self.mtimes)):
+                files[key] = cached
             else:
                 yield key, *self.sources.locate(key)
+
+
+class _ListedMtimes(Mapping[str, int]):
+    """The mtime of each folder of ``listings``, read from its listing when asked: a dict
+    of every folder's (183k at 100k skills) cost more than the few look-ups made."""
+
+    def __init__(self, listings: Mapping[str, Listing]) -> None:
+        self.listings = listings
+
+    def __getitem__(self, folder: str) -> int:
+        return self.listings[folder][0]
+
+    def __len__(self) -> int:
+        return len(self.listings)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.listings)
 
 
 class Sources(dict[str, tuple[str, str]]):

@@ -179,7 +179,9 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 cache, sources, fresh = check_changed(walk.found, old, ctx, root, jobs,
                                                       progress, stores, walk.listings,
                                                       walk.relisted)
-                cache.listings = None if walk.unchanged_tree else walk.listings.current
+                cache.listings, cache.relisted = (
+                    None if walk.unchanged_tree else walk.listings.current,
+                    walk.listings.relisted)
                 cache.walk_complete = walk.listings.complete and not flagged
                 clock.lap("discover, check, content and index")
                 problems, included, groups = _corpus(cache, old, flagged, ctx, root)

@@ -11,6 +11,7 @@ import hashlib
 import os
 import stat
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -132,7 +133,7 @@ def stat_key(path: Path | str) -> list[int]:
     return [info.st_size, info.st_mtime_ns, info.st_ino]
 
 
-def dependency_state(folder: str, mtimes: dict[str, int] | None = None) -> Any:
+def dependency_state(folder: str, mtimes: Mapping[str, int] | None = None) -> Any:
     """What a dependency looks like now. A folder: its mtime, or the hash of its entries'
     names while the mtime is too recent to trust. A regular file (a supporting file whose
     bytes the store keeps): :func:`~skillsite.builder.changes.file_state` of its mtime,
@@ -164,7 +165,7 @@ def _names_hash(folder: str) -> str:
     return hashlib.sha1("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
 
 
-def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bool:
+def _dependency_unchanged(folder: str, state: Any, mtimes: Mapping[str, int]) -> bool:
     if isinstance(state, list) and state[0] == "sha256":  # a racy file: compare its bytes
         return os.path.isfile(folder) and _file_sha256(folder) == state[1]
     if isinstance(state, list):  # a racy folder: compare its names
@@ -172,7 +173,7 @@ def _dependency_unchanged(folder: str, state: Any, mtimes: dict[str, int]) -> bo
     return dependency_state(folder, mtimes) == state
 
 
-def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cached | None:
+def revalidated(cached: Cached, path: Path | str, mtimes: Mapping[str, int]) -> Cached | None:
     """``cached`` if it still describes the file at ``path`` (a copy with the new stat if
     only that changed: a touched or copied file with the same bytes), else None.
     ``mtimes`` as for :func:`dependency_state`."""
@@ -188,7 +189,7 @@ def revalidated(cached: Cached, path: Path | str, mtimes: dict[str, int]) -> Cac
     return cached if dependencies_unchanged(cached, mtimes) else None
 
 
-def dependencies_unchanged(cached: Cached, mtimes: dict[str, int]) -> bool:
+def dependencies_unchanged(cached: Cached, mtimes: Mapping[str, int]) -> bool:
     """Whether every folder ``cached`` depended on looks as it did; ``mtimes`` as for
     :func:`dependency_state`."""
     for folder, state in cached.deps:  # after a walk, this runs for every file

@@ -66,6 +66,8 @@ class BuildStores:
                fetch: Callable[[set[str]], Iterable[Payload]]) -> None:
         """Make the stores hold exactly ``wanted`` (name -> fingerprint); ``fetch`` reads
         the skills that are still missing."""
+        if self.held == wanted:  # one comparison in C; the usual case of a small change
+            return
         for name in [n for n, fp in self.held.items() if wanted.get(n) != fp]:
             self._delete(name)
             del self.held[name]

@@ -128,6 +128,7 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
             listing = kept.pop(path, None)
             if listing is not None:
                 lost += [path + os.sep + name for name in listing[2]]
+    listings.relisted = frozenset(listings.current)
     listings.current = {**kept, **listings.current}
     return files
 

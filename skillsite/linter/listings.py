@@ -43,6 +43,9 @@ class Listings:
     started: int = field(default_factory=time.time_ns)
     #: Whether ``current`` covers every folder of the tree, so far.
     complete: bool = True
+    #: After a :func:`~skillsite.linter.discover.rewalk`, the folders it listed: every
+    #: other listing of ``current`` is the very object of ``previous``. None otherwise.
+    relisted: frozenset[str] | None = None
 
 
 def folder_chain(folder: str, top: str) -> list[str] | None:
