@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import calendar
 import hashlib
+import heapq
 import json
 import marshal
 import os
 import posixpath
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +25,14 @@ from skillsite.store.content import ContentStore
 #: Front-matter keys that mark the Claude Code dialect of SKILL.md.
 CLAUDE_FIELDS = ("user-invocable", "disable-model-invocation", "argument-hint", "model",
                  "when_to_use", "context", "agent", "hooks")
+#: The front-matter keys :func:`skillsite.linter.rules.context.dialect` looks at: a
+#: SKILL.md with none of them is ``agent-skills``.
+_DIALECT_FIELDS = frozenset({"type", "schema", "tools", "activation", "metadata",
+                             "config_section"})
 #: Related skills shown per page (by shared tags).
 MAX_RELATED = 8
+#: Skills of each tag looked at for the related skills.
+RELATED_PER_TAG = 200
 _SLUG_SAFE = re.compile(r"[a-z0-9_-]")
 _PLAIN_NAME = re.compile(r"[a-z0-9_-]+")
 #: Characters in a page's slug (a folder name: well under the 255-byte limit).
@@ -123,12 +131,14 @@ def load_site(dist: Path, root: Path, problems: list[Problem],
     whole = json.loads((dist / "catalog.json").read_text(encoding="utf-8"))
     catalog = whole["skills"]
     skills: dict[str, SiteSkill] = {}
-    top = str(root)
+    times = [_git_time(record.get("changed")) for record in catalog]
+    undated = [record for record, at in zip(catalog, times, strict=True) if not at]
+    mtimes = _Mtimes(str(root), [record["path"] for record in undated])
     parts = _stored_parts(dist, previous)
-    for record in catalog:
+    for record, at in zip(catalog, times, strict=True):
         key = record["id"]
         title, metadata, headings, files, stored = parts.get(key) or _NOTHING
-        skill = _skill(record, title, metadata, headings, files, top)
+        skill = _skill(record, title, metadata, headings, files, at)
         start = skill.folder + "/" if skill.folder else ""
         skill.stored = {start + path: digest for path, digest in stored}
         skills[key] = skill
@@ -139,6 +149,8 @@ def load_site(dist: Path, root: Path, problems: list[Problem],
     for skill in skills.values():   # its own file's problems, then its files'
         skill.problems = [p for path in (skill.path, *skill.files)
                           for p in by_path.get(path, ())]
+    for record, mtime in zip(undated, mtimes.result(), strict=True):
+        skills[record["id"]].changed = mtime
     return [skills[name] for name in sorted(skills)], _groups_of(whole)
 
 
@@ -216,12 +228,9 @@ def _groups_of(catalog: Any) -> CatalogGroups:
 
 
 def _skill(record: dict[str, Any], title: str, metadata: dict[str, Any],
-           headings: list[str], files: list[str], root: str) -> SiteSkill:
-    changed = in_git = _git_time(record.get("changed"))
-    try:
-        changed = changed or int(os.stat(os.path.join(root, record["path"])).st_mtime)
-    except OSError:
-        changed = 0
+           headings: list[str], files: list[str], in_git: int) -> SiteSkill:
+    """The skill of a catalog record; ``changed`` is ``in_git``, the time of its last
+    commit, else 0 (the caller sets the file's mtime, see :class:`_Mtimes`)."""
     return SiteSkill(
         name=record["id"], slug=slug_of(record["id"]), description=record["description"],
         format=record["format"], dialect=dialect_of(record["format"], metadata),
@@ -229,10 +238,78 @@ def _skill(record: dict[str, Any], title: str, metadata: dict[str, Any],
         version=record.get("version"), title=title or record["name"],
         plugin=str(record.get("plugin", "")), collection=str(record.get("collection", "")),
         copies=list(record.get("copies", ())), source_url=record.get("source_url"),
-        metadata=metadata, files=list(files), changed=changed, changed_in_git=bool(in_git),
+        metadata=metadata, files=list(files), changed=in_git, changed_in_git=bool(in_git),
         headings=list(headings),
         trust=record["trust"] if isinstance(record.get("trust"), dict) else {},
         short_name=str(record.get("name") or record["id"]))
+
+
+#: Stats the files named on its standard input (a marshalled list of paths) and writes
+#: the marshalled list of their mtimes, ``int(st_mtime)`` or 0 where the stat fails.
+_MTIMES = (
+    "import marshal, os, sys\n"
+    "out = []\n"
+    "for path in marshal.load(sys.stdin.buffer):\n"
+    "    try:\n"
+    "        out.append(int(os.stat(path).st_mtime))\n"
+    "    except (OSError, ValueError):\n"
+    "        out.append(0)\n"
+    "sys.stdout.buffer.write(marshal.dumps(out))\n")
+#: Below this many files, they are stat'ed in this process.
+_MTIMES_APART_FROM = 2000
+
+
+class _Mtimes:
+    """The mtime (whole seconds, as ``int(os.stat(path).st_mtime)``; 0 when the stat
+    fails) of each of ``paths`` (relative to ``root``), found by a child process while
+    this one reads the rest: 100k stats took 2.2 s of the build process at 100k skills,
+    and a stat releases the interpreter lock, which the side threads then keep for a
+    switch interval each time. Where the child cannot run, the stats are taken here."""
+
+    def __init__(self, root: str, paths: list[str]) -> None:
+        self.paths = [os.path.join(root, path) for path in paths]
+        self.child: Any = None
+        if len(self.paths) < _MTIMES_APART_FROM:
+            return
+        import subprocess
+        import sys
+
+        from skillsite.linter.children import dies_with_parent
+
+        try:
+            self.child = subprocess.Popen(
+                [sys.executable, "-I", "-S", "-c", _MTIMES], stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                preexec_fn=dies_with_parent())  # noqa: PLW1509 (no locks taken)
+            self.child.stdin.write(marshal.dumps(self.paths))
+            self.child.stdin.close()
+        except (OSError, ValueError):
+            self._reap()
+
+    def _reap(self) -> None:
+        if self.child is not None:
+            self.child.kill()
+            self.child.wait()
+            self.child = None
+
+    def result(self) -> list[int]:
+        if self.child is not None:
+            try:
+                found = marshal.loads(self.child.stdout.read())
+                self.child.stdout.close()
+                if self.child.wait() == 0 and isinstance(found, list) \
+                        and len(found) == len(self.paths):
+                    return found
+            except (OSError, ValueError, EOFError, TypeError):
+                pass
+            self._reap()
+        found = []
+        for path in self.paths:
+            try:
+                found.append(int(os.stat(path).st_mtime))
+            except (OSError, ValueError):
+                found.append(0)
+        return found
 
 
 def _git_time(value: Any) -> int:
@@ -250,7 +327,10 @@ def dialect_of(kind: str, metadata: dict[str, Any]) -> str:
     Code's own fields), or its format for other formats."""
     if kind != "skill-md":
         return kind
-    found = dialect(Document(_SKILL_MD, metadata))
+    if metadata.keys().isdisjoint(_DIALECT_FIELDS):  # what dialect() reads: most skills
+        found = "agent-skills"
+    else:
+        found = dialect(Document(_SKILL_MD, metadata))
     if found == "agent-skills" and any(k in metadata for k in CLAUDE_FIELDS):
         return "claude-code"
     return found
@@ -278,12 +358,15 @@ def _connect(skills: dict[str, SiteSkill], graph: dict[str, Any]) -> None:
 
 
 def _related(skill: SiteSkill, tagged: dict[str, list[str]]) -> list[str]:
-    """Skills that share the most tags with ``skill``; tags shared by very many skills
-    say little, so the smallest tags are looked at first."""
-    shared: dict[str, int] = defaultdict(int)
-    for tag in sorted((f"tag:{t}" for t in skill.tags), key=lambda t: len(tagged[t])):
-        for other in tagged[tag][:200]:
-            if other != skill.name:
-                shared[other] += 1
-    ranked = sorted(shared, key=lambda name: (-shared[name], name))
-    return ranked[:MAX_RELATED]
+    """Skills that share the most tags with ``skill`` (ties by name), among the first
+    :data:`RELATED_PER_TAG` skills of each of its tags."""
+    shared = Counter(chain.from_iterable(tagged.get(f"tag:{t}", ())[:RELATED_PER_TAG]
+                                         for t in skill.tags))
+    shared.pop(skill.name, None)
+    if len(shared) <= MAX_RELATED:
+        return sorted(shared, key=lambda name: (-shared[name], name))
+    # The MAX_RELATED largest by count, then name: only names counted at least as often
+    # as the MAX_RELATED-th largest count can be among them (counted in C, not per name).
+    floor = heapq.nlargest(MAX_RELATED, shared.values())[-1]
+    return [name for _, name in heapq.nsmallest(
+        MAX_RELATED, [(-count, name) for name, count in shared.items() if count >= floor])]

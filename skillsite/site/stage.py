@@ -27,7 +27,7 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +46,7 @@ from skillsite.site.source import repository_of
 from skillsite.site.stamped_site import NotStampable, build_stamped
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, write_if_changed
-from skillsite.store.manifest import intact
+from skillsite.store.manifest import intact, read_manifest
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
 CACHE = "site-cache"
@@ -162,8 +162,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
                                     workers if sharded else 1, reuse=reuse, clock=clock,
                                     started=discover)
         _move_in_side_work(site, dist, plan, reuse, entries[0] if entries else None, search,
-                           clock,
-                           files=not stamping)
+                           clock, files=not stamping,
+                           kept=_kept_files(previous) if reuse and previous else None)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes, "shell": shell}
@@ -210,7 +210,8 @@ def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int
 
 def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
                        entries: Future[None] | None, search: Future[None],
-                       clock: PhaseClock, *, files: bool = True) -> None:
+                       clock: PhaseClock, *, files: bool = True,
+                       kept: Container[str] | None = None) -> None:
     """Once mkdocs has built ``site``: the supporting files (unless the stamping workers
     wrote them: ``files``), the discovery artifacts (staged while mkdocs ran, or written
     now) and the search bundles Pagefind made."""
@@ -221,7 +222,7 @@ def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
         _move_in(dist / STAGED_SITE / ".well-known", site / ".well-known")
         shutil.rmtree(dist / STAGED_SITE)
     else:
-        _discovery(site, plan, dist, reuse)
+        _discovery(site, plan, dist, reuse, kept)
     clock.lap("files and discovery")
     search.result()
     _move_in(dist / STAGED_SEARCH, site / "pagefind")
@@ -236,9 +237,18 @@ def _corpus(root: Path, config: Path, plan: pages.Plan) -> Corpus:
     return Corpus(about, groups.plugins, groups.collections)
 
 
-def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool) -> None:
-    """The discovery artifacts and index, under ``site``."""
-    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse))
+def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool,
+               kept: Container[str] | None = None) -> None:
+    """The discovery artifacts and index, under ``site`` (``kept``: see
+    :func:`~skillsite.site.publish.publish_discovery`)."""
+    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse, kept))
+
+
+def _kept_files(previous: Path) -> Container[str] | None:
+    """The files the site linked from ``previous`` holds (those its manifest lists: the
+    check compared them; the check read it, and it is kept read), or None."""
+    files = (read_manifest(previous) or {}).get("files")
+    return files if isinstance(files, dict) else None
 
 
 def _move_in(staged: Path, target: Path) -> None:

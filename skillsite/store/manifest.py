@@ -316,17 +316,26 @@ def _found_by_find(dist: Path, tops: tuple[str, ...]
     interpreter lock; and whether it met a symbolic link (then the files are not all
     there). None where ``find`` is missing or fails (then the walk is done here)."""
     import subprocess
+    import tempfile
 
+    # Its output (30 MB at 100k skills) goes to a file, read at once: read from a pipe, a
+    # chunk at a time, each read gave up the interpreter lock, and a thread of a busy
+    # build (the previous site's check) waited a switch interval to take it back each
+    # time, seconds in all.
     try:
-        done = subprocess.run(["find", *tops, "-mindepth", "1", "-printf", "%y %s %T@ %i %p\\0"],
-                              cwd=dist, capture_output=True, check=False)
+        with tempfile.TemporaryFile() as listing:
+            done = subprocess.run(["find", *tops, "-mindepth", "1", "-printf",
+                                   "%y %s %T@ %i %p\\0"], cwd=dist, stdout=listing,
+                                  stderr=subprocess.DEVNULL, check=False)
+            listing.seek(0)
+            output = listing.read()
     except OSError:
         return None
     if done.returncode != 0:
         return None
     found = {}
     try:
-        for line in done.stdout.split(b"\0")[:-1]:
+        for line in output.split(b"\0")[:-1]:
             kind, size, mtime, inode, path = line.split(b" ", 4)
             if kind == b"l":
                 return {}, True

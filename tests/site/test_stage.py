@@ -308,3 +308,22 @@ def test_the_parts_of_unchanged_shards_are_kept_and_a_changed_record_is_not_used
     assert not third.site.incremental and second.site.incremental
     pages = [p.read_text() for p in (third.dist / "site" / "skills").glob("*/index.html")]
     assert pages and not any("TAMPERED" in page for page in pages)
+
+
+def test_file_times_from_the_child_process_are_those_taken_here(tmp_path: Path,
+                                                                 monkeypatch: Any) -> None:
+    """The skills' file times are stat'ed by a child process at scale: the same values as
+    in this process, 0 for a file that is gone, odd names included."""
+    from skillsite.site import data
+
+    names = ["a.md", "b c.md", "d\udcff.md", "gone.md"]
+    for number, name in enumerate(names[:-1]):
+        path = tmp_path / name
+        path.write_text("x")
+        os.utime(path, ns=(0, 1_700_000_000_999_999_999 - number))
+    here = data._Mtimes(str(tmp_path), names).result()
+    monkeypatch.setattr(data, "_MTIMES_APART_FROM", 0)
+    child = data._Mtimes(str(tmp_path), names)
+    assert child.child is not None
+    assert child.result() == here
+    assert here[-1] == 0 and here[0] == int(os.stat(tmp_path / "a.md").st_mtime)
