@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from skillsite.linter.fences import Fence, fences, in_fence
 from skillsite.linter.lazy import lazy
 from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
+from skillsite.linter.markers import found as markers_of
 from skillsite.linter.secrets import entropy
 from skillsite.linter.textcache import per_document
 
@@ -332,6 +333,10 @@ _PIPE = lazy(_PIPE_PATTERN, re.IGNORECASE)  # for text that lowering may lengthe
 #: Every match of the pattern holds one of these as a whole word.
 _PIPE_WORDS = ("curl", "wget", "iwr", "irm", "invoke-webrequest", "invoke-restmethod",
                "downloadstring")
+#: Each of _PIPE_WORDS with the marker (of the marker pass) that it holds, if any: a word
+#: whose marker the lowered text lacks is not searched for.
+_PIPE_WORD_MARKERS = tuple((word, next((m for m in PIPE_MARKERS if m in word), None))
+                           for word in _PIPE_WORDS)
 #: Letters that IGNORECASE matches to an ASCII letter but lowering keeps apart (dotted and
 #: dotless i, long s): a text holding one is searched without the word check.
 _FOLDS_TO_ASCII = ("\u0130", "\u0131", "\u017f")
@@ -363,7 +368,10 @@ def pipe_to_shell(text: str) -> Found:
     if not any_lowered(text, PIPE_MARKERS):
         return
     lowered = lower(text)
-    if not _has_word(lowered, _PIPE_WORDS) and not any_in(text, _FOLDS_TO_ASCII):
+    present = markers_of(text)
+    words = tuple(word for word, marker in _PIPE_WORD_MARKERS
+                  if marker is None or marker in present)
+    if not _has_word(lowered, words) and not any_in(text, _FOLDS_TO_ASCII):
         return  # "irm" in "confirm" passes the marker gate, and the pattern is slow
     found_in = _PIPE_LOWER().finditer(lowered) if text.isascii() else _PIPE().finditer(text)
     for found in found_in:
