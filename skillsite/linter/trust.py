@@ -151,12 +151,15 @@ def _command_lines(text: str) -> str:
     return "\n".join(line for _, line in sorted(lines.items()) if line is not None)
 
 
-#: The words of _COMMAND, wherever they stand: one pattern each, led by a literal that the
-#: regex engine skips to quickly (an alternation is tried at every character), and run
+#: The words of _COMMAND where a space or the start of the text stands before them (as
+#: :func:`_line_start` needs; not a link's URL or an XML namespace, which are most of
+#: them and are passed over inside the regex engine): one pattern each, led by a literal
+#: that the engine skips to quickly (an alternation is tried at every character), and run
 #: only on a text that holds the literal (a substring search is several times faster
 #: than the pattern's own scan, and most texts hold none of the words but "http").
-_COMMAND_WORDS = [(word[:4], re.compile(rf"{word}\b"))
-                  for word in ("curl", "wget", "https?", "fetch", "gh api", "xh")]
+_COMMAND_WORDS = [(word[:4], re.compile(rf"{word}(?<![^\s]{word}){tail}\b"))
+                  for word, tail in (("curl", ""), ("wget", ""), ("http", "s?"), ("fetch", ""),
+                                     ("gh api", ""), ("xh", ""))]
 #: What ``str.splitlines`` ends a line at.
 _LINE_BREAKS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
 _LINE_BREAK = re.compile(f"[{_LINE_BREAKS}]")
