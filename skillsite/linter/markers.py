@@ -41,6 +41,8 @@ MARKERS = (
     "[add your",
     # personal paths
     "/users/", "/home/", "users\\",
+    # network commands (the trust capabilities)
+    "fetch", "gh api", "xh",
 )
 _KNOWN = frozenset(MARKERS)
 _AUTOMATON = ahocorasick_rs.AhoCorasick(MARKERS)

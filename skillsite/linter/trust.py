@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from skillsite.linter.markers import MARKERS
+from skillsite.linter.markers import found as markers_of
 from skillsite.linter.rules import RULES
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.texts import texts
@@ -141,7 +143,9 @@ def _command_lines(text: str) -> str:
     links in prose: ``"\\n".join(line for line in text.splitlines() if
     _COMMAND.match(line))``, with only the lines that hold a command word looked at."""
     lines: dict[int, str | None] = {}
-    for found in (found for literal, word in _COMMAND_WORDS if literal in text
+    present = markers_of(text)
+    for found in (found for literal, marked, word in _COMMAND_WORDS
+                  if (literal in present if marked else literal in text)
                   for found in word.finditer(text)):
         start = _line_start(text, found.start())
         if start >= 0 and start not in lines:
@@ -155,9 +159,10 @@ def _command_lines(text: str) -> str:
 #: :func:`_line_start` needs; not a link's URL or an XML namespace, which are most of
 #: them and are passed over inside the regex engine): one pattern each, led by a literal
 #: that the engine skips to quickly (an alternation is tried at every character), and run
-#: only on a text that holds the literal (a substring search is several times faster
-#: than the pattern's own scan, and most texts hold none of the words but "http").
-_COMMAND_WORDS = [(word[:4], re.compile(rf"{word}(?<![^\s]{word}){tail}\b"))
+#: only on a text that holds the word: as the marker pass found it (lowered) for all but
+#: "http", which nearly every text holds (a search of each word costs about as much as
+#: the pattern's own scan, and a bundled schema can hold megabytes).
+_COMMAND_WORDS = [(word, word in MARKERS, re.compile(rf"{word}(?<![^\s]{word}){tail}\b"))
                   for word, tail in (("curl", ""), ("wget", ""), ("http", "s?"), ("fetch", ""),
                                      ("gh api", ""), ("xh", ""))]
 #: What ``str.splitlines`` ends a line at.
