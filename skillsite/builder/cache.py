@@ -308,13 +308,6 @@ def _record_dependencies(parts: _IndexParts) -> bool:
 
 def _same_tree(cache: BuildCache, index: StatIndex) -> bool:
     """Whether ``cache`` has the very folders and files that ``index`` lists."""
-    # Same sizes and every one of the index's present: the same keys, without making
-    # sets of 183k folders and 100k files.
-    if cache.listings is not None and not _same_keys(cache.listings, index.folders):
+    if cache.listings is not None and cache.listings.keys() != set(index.folders):
         return False
-    return cache.listings is None or _same_keys(cache.files, index.keys)
-
-
-def _same_keys(mapping: Mapping[str, Any], keys: list[str]) -> bool:
-    """Whether ``mapping`` has exactly the distinct ``keys`` (an index's, never repeated)."""
-    return len(mapping) == len(keys) and all(map(mapping.__contains__, keys))
+    return cache.listings is None or cache.files.keys() == set(index.keys)

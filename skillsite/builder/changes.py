@@ -18,6 +18,7 @@ import stat
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any
 
 from skillsite.linter.children import die_with_parent
@@ -124,35 +125,54 @@ def changed_folders(index: StatIndex) -> list[str] | None:
 def changed_files(index: StatIndex) -> list[str]:
     """The keys of the files whose stat moved (or that are gone), and of the skill files
     whose supporting files did."""
+    return _moved_keys(index) + _moved_owners(index, 0, 1)
+
+
+def _moved_keys(index: StatIndex) -> list[str]:
+    """The keys of the files whose stat moved (or that are gone)."""
     prefix = os.path.join(index.root, "")
-    stats = index.file_stats
+    stats = iter(index.file_stats)
     changed = []
-    for number, key in enumerate(index.keys):
+    for key, size, mtime, inode in zip(index.keys, stats, stats, stats, strict=True):
         try:
             info = os.stat(prefix + key)
         except OSError:
             changed.append(key)
             continue
-        at = 3 * number
-        if (info.st_mtime_ns != stats[at + 1] or info.st_size != stats[at]
-                or info.st_ino != stats[at + 2]):
+        if info.st_mtime_ns != mtime or info.st_size != size or info.st_ino != inode:
             changed.append(key)
-    changed += [owner for path, owner in index.owners.items()
-                if folder_state(path) != index.outside.get(path)]
     return changed
+
+
+def _moved_owners(index: StatIndex, start: int, step: int) -> list[str]:
+    """The skill files whose supporting files moved, of every ``step``-th supporting
+    file from ``start``."""
+    return [owner for path, owner in islice(index.owners.items(), start, None, step)
+            if folder_state(path) != index.outside.get(path)]
+
+
+def _folders_and_half_the_owners(index: StatIndex) -> tuple[list[str] | None, list[str]]:
+    """One helper's half of :func:`scan`: the other has the files and the other half of
+    the supporting files (at 100k skills, 183k folders against 100k files and 115k
+    supporting files: each half then takes about as long)."""
+    return changed_folders(index), _moved_owners(index, 0, 2)
+
+
+def _files_and_half_the_owners(index: StatIndex) -> list[str]:
+    return _moved_keys(index) + _moved_owners(index, 1, 2)
 
 
 class BackgroundScan:
     """:func:`scan` in two forked child processes, one for the folders and one for the
-    files; :meth:`result` waits for them. Where fork is unavailable, or a child fails,
-    the scan runs in this process instead."""
+    files, each with half the supporting files; :meth:`result` waits for them. Where fork
+    is unavailable, or a child fails, the scan runs in this process instead."""
 
     def __init__(self, index: StatIndex) -> None:
         self.index = index
         self.children: list[tuple[int, int]] = []  # (pid, read end of its pipe)
         if not hasattr(os, "fork") or not index.folders:
             return
-        for job in (changed_folders, changed_files):
+        for job in (_folders_and_half_the_owners, _files_and_half_the_owners):
             child = _fork(job, index)
             if child is None:
                 break
@@ -162,7 +182,8 @@ class BackgroundScan:
         reports = [_collect(*child) for child in self.children]
         if len(reports) != 2 or any(report is _FAILED for report in reports):
             return scan(self.index)
-        return _scan(*reports)
+        (folders, owners), files = reports
+        return _scan(folders, files + owners)
 
 
 def _fork(job: Callable[[StatIndex], Any], index: StatIndex) -> tuple[int, int] | None:

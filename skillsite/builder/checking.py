@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
+from itertools import compress, filterfalse
 from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from skillsite.linter.rules.corpus import SkillRecord
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
 
 Progress = Callable[[int, int], None]
+_NAME, _PROBLEMS = attrgetter("name"), attrgetter("problems")
 
 
 def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
@@ -180,8 +182,8 @@ class Sources(dict[str, tuple[str, str]]):
 def all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Context,
                   root: Path) -> list[Problem]:
     """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
-    problems = [p for key, c in cache.files.items() if c.problems
-                for p in problems_of(key, c.problems)]
+    with_problems = compress(cache.files.items(), map(_PROBLEMS, cache.files.values()))
+    problems = [p for key, c in with_problems for p in problems_of(key, c.problems)]
     for flag in flagged:
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
@@ -214,15 +216,22 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     :data:`~skillsite.models.WITHHOLDING_RULES`) and those in ``errored`` (the files with
     errors, when the build excludes them). Two skills with one id (a ``duplicate-name``
     in one namespace): the first path wins, and the other is reported as shadowed."""
-    chosen: dict[str, Cached] = {}
+    files = cache.files
+    keys = sorted(compress(files, map(_NAME, files.values())))  # those with a name
+    left_out = set(errored)
+    left_out.update(key for key in compress(keys, map(_PROBLEMS, map(files.__getitem__, keys)))
+                    if withheld(files[key]))
+    kept = list(filterfalse(left_out.__contains__, keys)) if left_out else keys
+    chosen = dict(zip(kept, map(files.__getitem__, kept), strict=True))
+    if len(set(map(_NAME, chosen.values()))) == len(chosen):
+        return chosen  # no id twice (the loops above stay in C: 100k records)
+    first: dict[str, Cached] = {}
     ids: set[str] = set()
-    for key in sorted(cache.files):
-        cached = cache.files[key]
-        if cached.name and key not in errored and cached.name not in ids \
-                and not (cached.problems and withheld(cached)):
+    for key, cached in chosen.items():
+        if cached.name not in ids:
             ids.add(cached.name)
-            chosen[key] = cached
-    return chosen
+            first[key] = cached
+    return first
 
 
 def withheld(cached: Cached) -> bool:

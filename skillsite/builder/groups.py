@@ -7,6 +7,7 @@ import json
 import os
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import Any
 
@@ -42,8 +43,8 @@ def groups_of(included: dict[str, Cached], root: Path, ctx: Context) -> Groups:
     namespaces = ctx.namespaces_of(root)
     # Only the few records in a plugin or a collection are made: at 100k skills making
     # them all costs a tenth of a one-skill rebuild.
-    records = [SkillRecord._make(c.record) for c in included.values()
-               if c.record and len(c.record) > 8 and (c.record[6] or c.record[7])]
+    records = [SkillRecord._make(r) for r in map(attrgetter("record"), included.values())
+               if r and len(r) > 8 and (r[6] or r[7])]
     groups = Groups(copies=_copies(included))
     plugins = Counter((r.collection, r.plugin, r.plugin_folder) for r in records if r.plugin)
     read: dict[str, ManifestFile] = {}
@@ -91,7 +92,7 @@ def with_extras(record: str, cached: Cached, copies: dict[str, list[str]],
 
 
 def _copies(included: dict[str, Cached]) -> dict[str, list[str]]:
-    counts = Counter(cached.sha256 for cached in included.values())
+    counts = Counter(map(attrgetter("sha256"), included.values()))
     shared = {digest for digest, count in counts.items() if count > 1 and digest}
     by_digest: dict[str, list[str]] = defaultdict(list)
     for cached in included.values() if shared else ():

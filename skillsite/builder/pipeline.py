@@ -24,6 +24,8 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from itertools import compress, filterfalse
+from operator import attrgetter, not_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -76,6 +78,9 @@ from skillsite.version import __version__
 
 Progress = Callable[[int, int], None]
 SKILL_KINDS = ("skill-md", "skill-toml", "skill-json")
+# Fields of the 100k records read in loops that stay in C (map, compress, filter).
+_FOUND, _IS_SKILL, _NAME, _FORMAT, _CATALOG_JSON = (
+    attrgetter(name) for name in ("found", "is_skill", "name", "format", "catalog_json"))
 
 
 class BuildFailed(SkillsiteError):
@@ -221,10 +226,10 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             shutil.rmtree(work, ignore_errors=True)
             raise
     return BuildResult(
-        out, problems, files=sum(c.found for c in cache.files.values()) + len(flagged),
-        skills=sum(c.is_skill for c in cache.files.values()), included=len(included),
-        excluded=sorted(key for key, c in cache.files.items()
-                        if c.name and key not in included),
+        out, problems, files=sum(map(_FOUND, cache.files.values())) + len(flagged),
+        skills=sum(map(_IS_SKILL, cache.files.values())), included=len(included),
+        excluded=sorted(filterfalse(included.__contains__,
+                                    compress(cache.files, map(_NAME, cache.files.values())))),
         unreadable=_unreadable(cache, flagged, problems),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
@@ -296,8 +301,9 @@ def _unreadable(cache: BuildCache, flagged: list[Flagged],
                 problems: list[Problem]) -> list[str]:
     """Files named as skills (``SKILL.md``, ``*.skill.toml``, ``skill.json``) that make no
     skill, and the paths discovery could not use: never left out silently."""
-    paths = {key for key, c in cache.files.items()
-             if not c.name and c.found and kind_of(key.rpartition("/")[2]) in SKILL_KINDS}
+    nameless = compress(cache.files, map(not_, map(_NAME, cache.files.values())))
+    paths = {key for key in nameless
+             if cache.files[key].found and kind_of(key.rpartition("/")[2]) in SKILL_KINDS}
     paths |= {p.path for p in problems if p.rule in ("unreadable-file", "symlink-broken",
                                                      "symlink-escape", "symlink-loop")}
     return sorted(paths)
@@ -307,9 +313,14 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
                     old: BuildCache | None, config_key: str, groups: Groups) -> Counter[str]:
     """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
     changed) and the build cache; returns the included skills per format."""
-    write_catalog((with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
-                   for key, c in included.items() if c.catalog_json), work / "catalog.json",
-                  plugins=groups.plugins, collections=groups.collections)
+    if groups.copies or groups.origins:
+        records: Iterable[str] = (
+            with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
+            for key, c in included.items() if c.catalog_json)
+    else:  # nothing to add to any record: joined as they are
+        records = filter(None, map(_CATALOG_JSON, included.values()))
+    write_catalog(records, work / "catalog.json", plugins=groups.plugins,
+                  collections=groups.collections)
     write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
                  {name: origin for key, origin in groups.origins.items()
                   if (name := included[key].name)}, groups.repositories)
@@ -318,7 +329,7 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
         (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
         write_graph(graph, work / "graph.json")
     save_cache(work, config_key, cache, old or BuildCache(), root)
-    return Counter(c.format for c in included.values() if c.format)
+    return Counter(filter(None, map(_FORMAT, included.values())))
 
 
 def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache) -> bool:
@@ -327,14 +338,14 @@ def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache)
     and links."""
     if old.included.keys() != cache.included.keys():
         return False
-    moved = {name for name, fingerprint in cache.included.items()
-             if old.included[name] != fingerprint}
-    for key, now in included.items() if moved else ():
-        if now.name in moved:
-            before = old.files.get(key)
-            if (before is None or before.fingerprint != old.included[now.name]
-                    or (before.format, before.graph) != (now.format, now.graph)):
-                return False
+    # (In C: the names whose fingerprint moved, then the records of those names.)
+    moved = {name for name, _ in cache.included.items() - old.included.items()}
+    for key in compress(included, map(moved.__contains__, map(_NAME, included.values()))):
+        now = included[key]
+        before = old.files.get(key)
+        if (before is None or before.fingerprint != old.included[now.name]
+                or (before.format, before.graph) != (now.format, now.graph)):
+            return False
     return True
 
 
