@@ -73,26 +73,31 @@ def contains_lowered(text: str, marker: str) -> bool:
 
 
 @cache
-def _split(candidates: tuple[str, ...]) -> tuple[frozenset[str], tuple[str, ...]]:
-    """The lowered forms of the ``candidates`` that are in :data:`MARKERS`, and the
-    candidates that are not (those are searched for)."""
+def _split(candidates: tuple[str, ...]
+           ) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+    """The lowered forms of the ``candidates`` that are in :data:`MARKERS`, the
+    candidates that are not (those are searched for), and those of them that an ASCII
+    text could hold (the ASCII ones: a text's ``isascii`` costs nothing, and a text
+    searched in full for a Cyrillic or Chinese marker costs a pass)."""
+    unknown = tuple(m for m in candidates if m.lower() not in _KNOWN)
     return (frozenset(m.lower() for m in candidates if m.lower() in _KNOWN),
-            tuple(m for m in candidates if m.lower() not in _KNOWN))
+            unknown, tuple(m for m in unknown if m.isascii()))
 
 
 def any_in(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text for marker in candidates)``, as :func:`contains` answers it."""
-    known, unknown = _split(candidates)
+    known, unknown, ascii_unknown = _split(candidates)
     present = found(text)
     # A marker in the text has its lowered form in ``present``: only those are confirmed.
     if not present.isdisjoint(known) and any(
             marker in text for marker in candidates if marker.lower() in present):
         return True
-    return any(marker in text for marker in unknown)
+    return any(marker in text for marker in (ascii_unknown if text.isascii() else unknown))
 
 
 def any_lowered(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text.lower() for marker in candidates)``, for lower-case markers."""
-    known, unknown = _split(candidates)
+    known, unknown, ascii_unknown = _split(candidates)
     return (not found(text).isdisjoint(known)
-            or any(marker in lower(text) for marker in unknown))
+            or any(marker in lower(text)
+                   for marker in (ascii_unknown if text.isascii() else unknown)))
