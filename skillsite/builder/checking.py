@@ -226,7 +226,7 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     if len(set(map(_NAME, chosen.values()))) == len(chosen):
         return chosen  # no id twice (the loops above stay in C: 100k records)
     first: dict[str, Cached] = {}
-    ids: set[str] = set()
+    ids: set[str | None] = set()
     for key, cached in chosen.items():
         if cached.name not in ids:
             ids.add(cached.name)

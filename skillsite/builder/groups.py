@@ -92,7 +92,7 @@ def with_extras(record: str, cached: Cached, copies: dict[str, list[str]],
 
 
 def _copies(included: dict[str, Cached]) -> dict[str, list[str]]:
-    counts = Counter(map(attrgetter("sha256"), included.values()))
+    counts: Counter[str | None] = Counter(map(attrgetter("sha256"), included.values()))
     shared = {digest for digest, count in counts.items() if count > 1 and digest}
     by_digest: dict[str, list[str]] = defaultdict(list)
     for cached in included.values() if shared else ():

@@ -343,7 +343,7 @@ def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache)
     for key in compress(included, map(moved.__contains__, map(_NAME, included.values()))):
         now = included[key]
         before = old.files.get(key)
-        if (before is None or before.fingerprint != old.included[now.name]
+        if (before is None or before.fingerprint != old.included.get(now.name or "")
                 or (before.format, before.graph) != (now.format, now.graph)):
             return False
     return True
