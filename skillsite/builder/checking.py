@@ -25,6 +25,7 @@ from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
 
 Progress = Callable[[int, int], None]
 _NAME, _PROBLEMS = attrgetter("name"), attrgetter("problems")
+_FINGERPRINT, _RULE = attrgetter("fingerprint"), itemgetter(2)
 
 
 def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
@@ -236,7 +237,17 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
 
 def withheld(cached: Cached) -> bool:
     """Whether a rule keeps this skill out whatever the configuration."""
-    return any(row[2] in WITHHOLDING_RULES for row in cached.problems)
+    return not WITHHOLDING_RULES.isdisjoint(map(_RULE, cached.problems))
+
+
+def fingerprints(included: dict[str, Cached]) -> dict[str, str]:
+    """Name to content fingerprint ("" for none) of the skills ``included`` (each has a
+    name, and no two the same: see :func:`included_skills`)."""
+    found = dict(zip(map(_NAME, included.values()), map(_FINGERPRINT, included.values()),
+                     strict=True))
+    if None in found.values():
+        found = {name: fingerprint or "" for name, fingerprint in found.items()}
+    return found
 
 
 def payloads(sources: list[Source], ctx: Context, root: Path,

@@ -33,6 +33,7 @@ from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cach
 from skillsite.builder.checking import (
     all_problems,
     check_changed,
+    fingerprints,
     included_skills,
     payloads,
     problem_order,
@@ -194,8 +195,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 if strict and errored:
                     raise BuildFailed(f"--strict: {len(errored)} file(s) have errors; "
                                       f"{out} was not changed", problems)
-                cache.included = {c.name: c.fingerprint or "" for c in included.values()
-                                  if c.name}
+                cache.included = fingerprints(included)
                 clock.lap("corpus rules")
                 stores.settle(cache.included, lambda names: payloads(
                     [sources.source(key) for key, c in included.items()

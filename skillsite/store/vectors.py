@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from itertools import repeat
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -122,7 +123,7 @@ def read_vectors(dist: Path) -> Vectors:
     if not isinstance(index, dict) or index.get("format_version") != FORMAT_VERSION:
         raise VectorsDamaged(INDEX, f"is not format {FORMAT_VERSION} vectors")
     ids, dims, count = index.get("ids"), index.get("dims"), index.get("count")
-    if (not isinstance(ids, list) or not all(isinstance(i, str) for i in ids)
+    if (not isinstance(ids, list) or not all(map(isinstance, ids, repeat(str)))
             or not isinstance(dims, int) or dims <= 0 or dims % 64 or count != len(ids)
             or not isinstance(index.get("model"), str)):
         raise VectorsDamaged(INDEX, "has no consistent ids, dims and count")
