@@ -14,20 +14,28 @@ LEVELS = {"none": "no concerns", "review": "to review", "high": "high risk"}
 
 
 def skill_cards(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None,
-                attributes: str = "") -> str:
+                attributes: str = "", known: dict[str, tuple[str, str]] | None = None) -> str:
     """A list of cards, one a skill: its id (a link to its page, from the page at
     ``here``), trust level, description and a line of what else is known; the data-*
-    attributes are what the listing filters read; ``attributes`` go on the list."""
-    cards = "".join(card_items(here, skills, categories))
+    attributes are what the listing filters read; ``attributes`` go on the list.
+    ``known``: see :func:`card_items`."""
+    cards = "".join(card_items(here, skills, categories, known))
     return f'<ol class="skillsite-cards"{attributes}>{cards}</ol>'
 
 
-def card_items(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None
-               ) -> list[str]:
-    """The cards of :func:`skill_cards`, each an ``<li>``."""
+def card_items(here: str, skills: list[SiteSkill], categories: dict[str, str] | None = None,
+               known: dict[str, tuple[str, str]] | None = None) -> list[str]:
+    """The cards of :func:`skill_cards`, each an ``<li>``. ``known`` keeps what a card
+    holds before and after its link, by skill, for the same ``categories`` (a skill is on
+    the A-Z page and on the page of each of its tags; only the link differs)."""
     categories = categories or {}
     cards = []
     for skill in skills:
+        kept = known.get(skill.name) if known is not None else None
+        if kept is not None:
+            cards.append(f"{kept[0]}{link(href(here, f'skills/{skill.slug}'), skill.name)}"
+                         f"{kept[1]}")
+            continue
         # Only what is not the default ("" for plugin, collection and category, "none"
         # for trust, no problems): 10k cards are every listing's weight.
         data = {"format": skill.format, "plugin": skill.plugin,
@@ -39,11 +47,13 @@ def card_items(here: str, skills: list[SiteSkill], categories: dict[str, str] | 
         level = "" if skill.level == "none" else (
             f' <span class="skillsite-level skillsite-level--{attr(skill.level)}">'
             f"{text(LEVELS.get(skill.level, skill.level))}</span>")
-        cards.append(f'<li class="skillsite-card"{extra}>'
-                     f'{link(href(here, f"skills/{skill.slug}"), skill.name)}{level}'
-                     f'<p class="skillsite-card__description">'
-                     f"{text(short(skill.description))}</p>"
-                     f'<p class="skillsite-card__meta">{_meta(skill, categories)}</p></li>')
+        head = f'<li class="skillsite-card"{extra}>'
+        tail = (f'{level}<p class="skillsite-card__description">'
+                f"{text(short(skill.description))}</p>"
+                f'<p class="skillsite-card__meta">{_meta(skill, categories)}</p></li>')
+        if known is not None:
+            known[skill.name] = (head, tail)
+        cards.append(f'{head}{link(href(here, f"skills/{skill.slug}"), skill.name)}{tail}')
     return cards
 
 

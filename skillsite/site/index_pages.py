@@ -197,6 +197,7 @@ class _Lister:
     def __init__(self, categories: dict[str, str]) -> None:
         self.categories = categories
         self.pages: dict[str, str] = {}      # where the JSON files of the others go
+        self.cards: dict[str, tuple[str, str]] = {}  # see card_items
 
     def page(self, title: str, here: str, members: list[Listed]) -> str:
         count = f"{len(members)} skill{'s' if len(members) != 1 else ''}"
@@ -205,7 +206,7 @@ class _Lister:
         if len(skills) > FIRST_CARDS:
             # In the order the script sorts them, so that more cards go below.
             skills.sort(key=lambda skill: skill.name.lower())
-            rest = card_items(here, skills[FIRST_CARDS:], self.categories)
+            rest = card_items(here, skills[FIRST_CARDS:], self.categories, self.cards)
             names = []
             for number, start in enumerate(range(0, len(rest), MORE_CARDS), 1):
                 names.append(f"cards-{number}.json")
@@ -219,7 +220,7 @@ class _Lister:
             block(_filters(members, self.categories)
                   + f'<p class="skillsite-count" role="status">{count}</p>',
                   "skillsite-intro"),
-            block(skill_cards(here, skills, self.categories, attributes),
+            block(skill_cards(here, skills, self.categories, attributes, self.cards),
                   "skillsite-listing")])
 
 

@@ -37,7 +37,7 @@ from skillsite.models import PhaseClock, Problem
 from skillsite.site import discovery, pages, publish, stamp
 from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
-from skillsite.site.data import PARTS, SiteSkill, load_site, load_skills
+from skillsite.site.data import load_site
 from skillsite.site.index_pages import Corpus
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
@@ -79,13 +79,33 @@ def build_site(dist: Path, root: Path, problems: list[Problem], *,
                jobs: int | None = None) -> SiteResult:
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
     previous dist/ (for incremental rendering). Raises :class:`SiteError`."""
+    try:
+        return _build_either(dist, root, problems, previous, mkdocs_config, jobs)
+    except _PreviousChanged:
+        _remove_partial(dist)
+        return _build_either(dist, root, problems, None, mkdocs_config, jobs)
+
+
+class _PreviousChanged(Exception):
+    """The previous site changed since it was built (see :func:`intact`): the build
+    starts again without it."""
+
+
+def _remove_partial(dist: Path) -> None:
+    for left in ("site", CACHE, STAGED_SITE, STAGED_SEARCH, STAGED_STUBS):
+        shutil.rmtree(dist / left, ignore_errors=True)
+
+
+def _build_either(dist: Path, root: Path, problems: list[Problem], previous: Path | None,
+                  mkdocs_config: Path | None, jobs: int | None) -> SiteResult:
+    """The site with stamped skill pages where the configuration allows, else (or when
+    the stamped pages would differ) with every page rendered by mkdocs."""
     config = mkdocs_config or default_config()
     if STAMP and stamp.allowed(config):
         try:
             return _build_site(dist, root, problems, previous, mkdocs_config, jobs, True)
         except NotStampable as error:
-            for left in ("site", CACHE, STAGED_SITE, STAGED_SEARCH, STAGED_STUBS):
-                shutil.rmtree(dist / left, ignore_errors=True)
+            _remove_partial(dist)
             result = _build_site(dist, root, problems, None, mkdocs_config, jobs, False)
             result.warnings.append(f"skill pages rendered by mkdocs one by one: {error}")
             return result
@@ -107,8 +127,10 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
     # moved in after mkdocs.
     with ThreadPoolExecutor(max_workers=4) as side:
         # The previous site is checked (every file against its manifest) while it is
-        # linked and the skills are read; it is forgotten if it changed since it was built.
-        # The search bundle (10k files) is linked only if it stays (see _search).
+        # linked and the skills are read, the pages planned and the listings written;
+        # if it changed since it was built, the build starts again without it, before
+        # anything is built over it (see _PreviousChanged). The search bundle (10k files)
+        # is linked only if it stays (see _search).
         check = side.submit(intact, previous, ("site", CACHE)) if old and previous else None
         linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
             if old and previous else None
@@ -117,11 +139,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         skills, catalog = load_site(dist, root, problems,
                                     previous if check is not None else None)
         clock.lap("load skills")
-        if check is not None and not check.result():
-            skills = _forget_previous(dist, root, problems, (linked, site), (linked_docs, docs))
-            old, linked, linked_docs = {}, None, None
         reuse = bool(old) and previous is not None
-        clock.lap("check previous site (waited for)")
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
         search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]),
                              dist / STAGED_STUBS, previous if reuse else None,
@@ -144,6 +162,9 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         if linked is not None:
             linked.result()
         clock.lap("copy previous site (waited for)")
+        if check is not None and not check.result():
+            raise _PreviousChanged
+        clock.lap("check previous site (waited for)")
         workers = min(jobs or os.cpu_count() or 1, MAX_MKDOCS_WORKERS)
         sharded = not reuse and workers > 1 and len(skills) >= SHARD_FROM
         # Stamping forks its workers first: the discovery thread uses SQLite (see
@@ -307,24 +328,6 @@ def _pagefind() -> str:
         return version("pagefind")
     except PackageNotFoundError:
         return ""
-
-
-def _forget(linked: Future[None] | None, folder: Path) -> None:
-    """Once ``linked`` is done, remove what it linked (a previous build that changed since
-    it was built: nothing of it is carried forward)."""
-    if linked is not None:
-        linked.result()
-    shutil.rmtree(folder, ignore_errors=True)
-
-
-def _forget_previous(dist: Path, root: Path, problems: list[Problem],
-                     *linked: tuple[Future[None] | None, Path]) -> list[SiteSkill]:
-    """The skills read again without the previous build's site cache, once what was
-    linked from that build is removed (it changed since it was built)."""
-    for future, folder in linked:
-        _forget(future, folder)
-    shutil.rmtree(dist / PARTS, ignore_errors=True)
-    return load_skills(dist, root, problems)
 
 
 def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, Any]:

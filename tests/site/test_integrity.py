@@ -91,3 +91,30 @@ def test_a_stat_record_of_another_manifest_or_too_recent_is_not_used(
     assert intact(dist, TOPS)
     (dist / manifest.STATS).write_bytes(b"skillsite-stat-1\n" + bytes(64))
     assert manifest.recorded(dist) == {} and intact(dist, TOPS)
+
+
+def test_what_the_stat_record_says_is_read_once_while_it_and_the_manifest_stay(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """A build asks three times what the record says (400k files at 100k skills): the
+    answer is kept while the record and the manifest are the files it was read from."""
+    import shutil
+
+    from skillsite.store import manifest
+
+    dist = make_build(tmp_path).dist
+    old = 1_600_000_000 * 10**9
+    for name in (manifest.MANIFEST, manifest.STATS):
+        os.utime(dist / name, ns=(old, old))
+    manifest.forget_loaded()
+    first = manifest.recorded(dist)  # empty: every file was written just before
+    assert manifest.recorded(dist) is first
+    # Another record in its place (a new file): read again, and believed no more.
+    shutil.copyfile(dist / manifest.STATS, tmp_path / "stat")
+    (dist / manifest.STATS).unlink()
+    (tmp_path / "stat").replace(dist / manifest.STATS)
+    again = manifest.recorded(dist)
+    assert again == first and again is not first
+    (dist / manifest.STATS).write_bytes(b"skillsite-stat-1\n" + bytes(64))
+    os.utime(dist / manifest.STATS, ns=(old, old))
+    assert manifest.recorded(dist) == {}
+    manifest.forget_loaded()
