@@ -62,6 +62,11 @@ class FileResult:
     #: leave it): a cached result holds while each still exists or not as it did.
     outside: tuple[str, ...] = ()
 
+    def __reduce__(self) -> tuple[type[FileResult], tuple[Any, ...]]:
+        # Sent back from a worker: the fields as a tuple, as Problem does.
+        return FileResult, (self.path, self.problems, self.record, self.is_skill,
+                            self.extracted, self.trust, self.wide, self.outside)
+
 
 Extract = Callable[[Document], Any]
 #: Applied in the worker to each file's result before it is sent back, so that only

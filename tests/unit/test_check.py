@@ -387,3 +387,23 @@ def test_the_pool_keeps_only_the_futures_it_has_not_collected(tmp_path: Path) ->
             alive = sum(isinstance(thing, Future) for thing in gc.get_objects())
     assert done == len(sources)
     assert 0 < alive <= 10  # at most 4 pending a worker and the one being collected
+
+
+def test_results_cross_the_process_boundary_whole() -> None:
+    """FileResult and Problem pickle as tuples of their fields (faster to load): every
+    field comes back, so a field added later must be added to ``__reduce__`` too."""
+    import dataclasses
+    import pickle
+
+    from skillsite.linter.checker import FileResult
+    from skillsite.models import Problem
+
+    problem = Problem("a/SKILL.md", 2, 7, "name-format", "error", "bad name")
+    values = {"path": "a/SKILL.md", "problems": [problem], "record": ("a", "skill-md"),
+              "is_skill": True, "extracted": {"x": 1}, "trust": {"level": "none"},
+              "wide": True, "outside": ("/elsewhere",)}
+    assert set(values) == {field.name for field in dataclasses.fields(FileResult)}
+    result = FileResult(**values)  # type: ignore[arg-type]
+    back = pickle.loads(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back == result and back.problems[0] == problem
+    assert all(getattr(back, name) == value for name, value in values.items())
