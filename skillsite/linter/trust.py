@@ -61,6 +61,8 @@ _WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\
 _CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
 #: What every match of _CREDENTIAL holds (a text without them is not searched).
 _CREDENTIAL_WORDS = ("_KEY", "TOKEN", "SECRET", "PASSWORD")
+#: A marker of the marker pass that each of _CREDENTIAL_WORDS, lowered, holds.
+_CREDENTIAL_MARKERS = frozenset({"key", "token", "secret", "passw"})
 
 
 def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
@@ -121,13 +123,14 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
         language = _LANGUAGES.get(suffix)
         if language:
             languages[language] = languages.get(language, 0) + 1
-        elif "://" not in text.text and not any(w in text.text for w in _CREDENTIAL_WORDS):
+        elif "://" not in text.text and not _credential_words(text.text):
             continue  # its command lines could hold no host and no credential: skip them
         code = text.text if language else _command_lines(text.text)
         if "://" in code:  # what every URL holds
             hosts.update(h.lower() for h in _URL.findall(code)
                          if not _NOT_CALLED.search(h.lower()))
-        if any(word in code for word in _CREDENTIAL_WORDS):
+        if _credential_words(text.text) if language else any(
+                word in code for word in _CREDENTIAL_WORDS):
             credentials.update(_CREDENTIAL.findall(code))
         writes = writes or bool(language and _WRITES.search(text.text))
     entry = (doc.data or {}).get("entry")
@@ -136,6 +139,13 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
     return {"scripts": {"count": sum(languages.values()), "languages": sorted(languages)},
             "network": sorted(hosts)[:20], "writes_files": writes,
             "credentials": sorted(credentials)[:20], "allowed_tools": _allowed_tools(doc)}
+
+
+def _credential_words(text: str) -> bool:
+    """``any(word in text for word in _CREDENTIAL_WORDS)``, settled by the marker pass
+    for most texts (each word, lowered, holds one of its markers)."""
+    return not markers_of(text).isdisjoint(_CREDENTIAL_MARKERS) and any(
+        word in text for word in _CREDENTIAL_WORDS)
 
 
 def _command_lines(text: str) -> str:
