@@ -76,3 +76,38 @@ def test_the_helper_process_reports_what_an_inline_scan_finds(tmp_path: Path) ->
     (root / "b/NEW.md").write_text("new\n")
     assert BackgroundScan(index).result() == scan(index) == Scan(
         False, frozenset({"a/SKILL.md"}), (str(root / "b"),))
+
+
+def test_each_helper_compares_its_half_of_the_supporting_files(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    supporting = []
+    for number in range(4):
+        path = root / f"b/references/R{number}.md"
+        path.write_text("r\n")
+        os.utime(path, (time.time() - 60,) * 2)
+        supporting.append(str(path))
+    index = index_of(root, {path: folder_state(path) for path in supporting})
+    index.owners = {path: f"owner-{number}" for number, path in enumerate(supporting)}
+    index = StatIndex.from_bytes(index.to_bytes())
+    for path in supporting[1:3]:  # one of each helper's half, edited in place
+        with open(path, "a", encoding="utf-8") as handle:
+            handle.write("more\n")
+        os.utime(path, (time.time() - 30,) * 2)
+    found = BackgroundScan(index).result()
+    assert found == scan(index) and found.changed >= {"owner-1", "owner-2"}
+    assert not found.changed & {"owner-0", "owner-3"}
+
+
+def test_a_cancelled_scan_leaves_no_helper_behind(tmp_path: Path) -> None:
+    index = StatIndex.from_bytes(index_of(corpus(tmp_path)).to_bytes())
+    background = BackgroundScan(index)
+    pids = [pid for pid, _ in background.children]
+    assert len(pids) == 2
+    background.cancel()
+    assert background.children == []
+    for pid in pids:
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            continue
+        raise AssertionError(f"helper {pid} was not reaped")

@@ -74,31 +74,79 @@ def _shard_path(dist: Path, number: int) -> Path:
     return dist / CACHE_DIR / f"{number:02d}.bin"
 
 
+Trusted = Mapping[str, tuple[int, int, int, str]]
+
+
+def _verified(dist: Path, path: Path, checksums: Mapping[str, str], trusted: Trusted) -> bytes:
+    """The bytes of ``path`` (in ``dist``), which its manifest checksum must match. A file
+    that still has the size, mtime and inode recorded when it was hashed (``trusted``, see
+    :func:`~skillsite.store.manifest.recorded`) is taken to hold the bytes it was hashed
+    with, as :func:`~skillsite.store.manifest.intact` takes them, and is not hashed again
+    (200 MB at 100k skills)."""
+    relative = path.relative_to(dist).as_posix()
+    expected = checksums.get(relative)
+    with path.open("rb") as handle:
+        info = os.fstat(handle.fileno())
+        blob = handle.read()
+    was = trusted.get(relative)
+    if (was is not None and expected is not None and was[3] == expected
+            and was[:3] == (info.st_size, info.st_mtime_ns, info.st_ino)
+            and len(blob) == info.st_size):
+        return blob
+    if hashlib.sha256(blob).hexdigest() != expected:
+        raise ValueError(f"{relative} does not match the manifest")
+    return blob
+
+
+class EarlyScan:
+    """The scan of :mod:`~skillsite.builder.changes`, started from the previous build's
+    stat index as soon as the build holds its lock: before the embedding model, the
+    configuration's fingerprint and the cache load, so that its helpers use the core the
+    build process leaves idle meanwhile. :func:`load_cache` takes it; whatever does not
+    take it (the cache is not reusable) cancels it. A context manager: leaving it cancels
+    a scan not taken."""
+
+    def __init__(self, dist: Path | None = None, checksums: Mapping[str, str] | None = None,
+                 trusted: Trusted | None = None) -> None:
+        self.index: StatIndex | None = None
+        self.scan: BackgroundScan | None = None
+        if dist is None or not checksums:
+            return
+        try:
+            index = StatIndex.from_bytes(_verified(dist, dist / CACHE_DIR / STATS_FILE,
+                                                   checksums, trusted or {}))
+        except (OSError, ValueError, TypeError, AttributeError, EOFError):
+            return
+        if index.folders:  # the previous walk was complete: see save_cache
+            self.index, self.scan = index, BackgroundScan(index)
+
+    def take(self) -> tuple[StatIndex, BackgroundScan] | None:
+        taken = (self.index, self.scan) if self.index and self.scan else None
+        self.index = self.scan = None
+        return taken
+
+    def cancel(self) -> None:
+        if self.scan is not None:
+            self.scan.cancel()
+        self.index = self.scan = None
+
+    def __enter__(self) -> EarlyScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.cancel()
+
+
 def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
-               trusted: Mapping[str, tuple[int, int, int, str]] | None = None) -> BuildCache:
+               trusted: Trusted | None = None, early: EarlyScan | None = None) -> BuildCache:
     """The previous build's cache; empty if it is missing, damaged or made otherwise.
-    ``checksums`` are the previous manifest's: a file that does not match is not read.
-    ``trusted`` are the stats recorded when the manifest's files were hashed (see
-    :func:`~skillsite.store.manifest.recorded`): a file that still has its recorded size,
-    mtime and inode is taken to hold the bytes it was hashed with, as
-    :func:`~skillsite.store.manifest.intact` takes them, and is not hashed again (200 MB
-    at 100k skills). The scan for changes starts first and runs while the rest loads."""
+    ``checksums`` are the previous manifest's: a file that does not match is not read
+    (``trusted``: see :func:`_verified`). The scan for changes runs while the rest loads:
+    ``early``'s, started from this manifest's stat index, or one started here."""
     trusted = trusted or {}
 
     def verified(path: Path) -> bytes:
-        relative = path.relative_to(dist).as_posix()
-        expected = checksums.get(relative)
-        with path.open("rb") as handle:
-            info = os.fstat(handle.fileno())
-            blob = handle.read()
-        was = trusted.get(relative)
-        if (was is not None and expected is not None and was[3] == expected
-                and was[:3] == (info.st_size, info.st_mtime_ns, info.st_ino)
-                and len(blob) == info.st_size):
-            return blob
-        if hashlib.sha256(blob).hexdigest() != expected:
-            raise ValueError(f"{relative} does not match the manifest")
-        return blob
+        return _verified(dist, path, checksums, trusted)
 
     cache = BuildCache()
     scan: BackgroundScan | None = None
@@ -108,7 +156,10 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
             return BuildCache()
         cache.included, cache.walk_complete = head["included"], head["walk_complete"]
         cache.corpus_problems = head["corpus_problems"]
-        if cache.walk_complete:
+        taken = early.take() if early is not None and cache.walk_complete else None
+        if taken is not None:
+            cache.stat_index, scan = taken
+        elif cache.walk_complete:
             cache.stat_index = StatIndex.from_bytes(verified(dist / CACHE_DIR / STATS_FILE))
             scan = BackgroundScan(cache.stat_index)
         for number in range(CACHE_SHARDS):
@@ -132,8 +183,11 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
         return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         if scan is not None:
-            scan.result()  # reap the helper process
+            scan.cancel()  # stop and reap the helper processes
         return BuildCache()
+    finally:
+        if early is not None:
+            early.cancel()  # not taken: the cache is not reusable
 
 
 def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import marshal
 import os
+import signal
 import stat
 from array import array
 from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
@@ -177,6 +179,17 @@ class BackgroundScan:
             if child is None:
                 break
             self.children.append(child)
+
+    def cancel(self) -> None:
+        """Stop the helpers and reap them, without their reports."""
+        for pid, reader in self.children:
+            with suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with suppress(OSError):
+                os.close(reader)
+            with suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+        self.children = []
 
     def result(self) -> Scan:
         reports = [_collect(*child) for child in self.children]

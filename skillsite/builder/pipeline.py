@@ -29,7 +29,13 @@ from operator import attrgetter, not_
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillsite.builder.cache import CACHE_DIR, BuildCache, load_cache, save_cache
+from skillsite.builder.cache import (
+    CACHE_DIR,
+    BuildCache,
+    EarlyScan,
+    load_cache,
+    save_cache,
+)
 from skillsite.builder.checking import (
     all_problems,
     check_changed,
@@ -162,12 +168,12 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: PhaseClock, started: float,
            site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
-    with BuildLock(out):
+    with BuildLock(out), _early_scan(out, incremental) as early:
         semantic = semantic_model()
         config_key = fingerprint_config(ctx.config, backend, root, semantic.key)
         previous = _reusable(out, backend) if incremental else False
         collector, previous = _vector_collector(semantic, out, previous)
-        old = _previous_cache(out, config_key) if previous else BuildCache()
+        old = _previous_cache(out, config_key, early, previous)
         reuse = previous and bool(old.included)
         clock.lap("load cache")
         work = temp_dir(out)
@@ -357,9 +363,21 @@ def _refuse_foreign_folder(out: Path) -> None:
                              "folder with -o, or remove it first")
 
 
-def _previous_cache(out: Path, config_key: str) -> BuildCache:
+def _early_scan(out: Path, incremental: bool) -> EarlyScan:
+    """The scan for changes, started from the previous build's stat index (see
+    :class:`~skillsite.builder.cache.EarlyScan`); none for a clean build."""
+    manifest = read_manifest(out) if incremental else None
+    if not manifest:
+        return EarlyScan()
+    return EarlyScan(out, manifest.get("files", {}), recorded(out))
+
+
+def _previous_cache(out: Path, config_key: str, early: EarlyScan, previous: bool) -> BuildCache:
+    if not previous:
+        early.cancel()
+        return BuildCache()
     manifest = read_manifest(out) or {}
-    return load_cache(out, config_key, manifest.get("files", {}), recorded(out))
+    return load_cache(out, config_key, manifest.get("files", {}), recorded(out), early)
 
 
 def _reusable(out: Path, backend: str) -> bool:
