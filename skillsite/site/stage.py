@@ -41,7 +41,7 @@ from skillsite.site.data import load_site
 from skillsite.site.index_pages import Corpus
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
-from skillsite.site.search import build_bundles, bundles_of, changed_bundles, place, stub
+from skillsite.site.search import build_bundles, changed_bundles, place, stub
 from skillsite.site.source import repository_of
 from skillsite.site.stamped_site import NotStampable, build_stamped
 from skillsite.site.view import build_view, view_paths
@@ -141,7 +141,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         clock.lap("load skills")
         reuse = bool(old) and previous is not None
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
-        search = side.submit(_search, stubs, bundles_of([s.slug for s in skills]),
+        search = side.submit(_search, stubs, sorted({k.split("/", 1)[0] for k in stubs}, key=int),
                              dist / STAGED_STUBS, previous if reuse else None,
                              dist / STAGED_SEARCH)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
