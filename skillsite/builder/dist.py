@@ -166,7 +166,8 @@ def temp_dir(dist: Path) -> Path:
     for stale in dist.parent.glob(f".{dist.name}.tmp-*"):
         shutil.rmtree(stale, ignore_errors=True)
     for stale in dist.parent.glob(f".{dist.name}.old-*"):
-        _discard(stale)
+        if not _being_deleted(stale):
+            _discard(stale)
     work = dist.parent / f".{dist.name}.tmp-{os.getpid()}"
     work.mkdir(parents=True)
     return work
@@ -225,13 +226,34 @@ def _discard(old: Path) -> None:
 
     # rm(1) where there is one: Python's rmtree costs about twice its CPU on the 500k
     # files of a dist/ with the site at 100k skills, beside the next build.
-    command = ["rm", "-rf", "--", str(old)] if shutil.which("rm") else \
-        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)", str(old)]
+    where = os.path.abspath(old)  # what _being_deleted looks for
+    command = ["rm", "-rf", "--", where] if shutil.which("rm") else \
+        [sys.executable, "-c", "import shutil, sys; shutil.rmtree(sys.argv[1], True)", where]
     try:
         subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL, start_new_session=True, close_fds=True)
     except OSError:
         shutil.rmtree(old, ignore_errors=True)
+
+
+def _being_deleted(folder: Path) -> bool:
+    """Whether a deleter of an earlier build (:func:`_discard`) is still at work on
+    ``folder``: a second one would race it over the same files, and back-to-back builds of
+    a large site would pile up deleters beside the next build. Linux's ``/proc`` says;
+    elsewhere, no."""
+    where = os.fsencode(os.path.abspath(folder))
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return False
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                if where in cmdline.read().split(b"\0"):
+                    return True
+        except OSError:  # the process ended, or is not ours to read
+            continue
+    return False
 
 
 def flush_tree(folder: Path) -> None:
