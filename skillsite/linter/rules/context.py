@@ -89,10 +89,11 @@ def dialect(doc: Document) -> str:
     says ``type: skill`` or ``schema: mini-a.skill/...``. A bare ``tools`` key proves
     nothing: Claude Code's ``tools`` is a string or a list of tool names.
     """
-    return doc.memo("dialect", lambda: _detect(doc.data or {}))
+    return doc.memo("dialect", lambda: dialect_of_fields(doc.data or {}))
 
 
-def _detect(data: dict[str, Any]) -> str:
+def dialect_of_fields(data: dict[str, Any]) -> str:
+    """:func:`dialect` of a SKILL.md whose front matter is ``data``."""
     if doc_is_mini_a(data):
         return "mini-a"
     tools, activation, metadata = data.get("tools"), data.get("activation"), data.get("metadata")
