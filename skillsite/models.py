@@ -97,9 +97,11 @@ class Document:
 
     def memo(self, key: str, compute: Any) -> Any:
         """``compute()``, computed once per document and remembered under ``key``."""
-        if key not in self.derived:
-            self.derived[key] = compute()
-        return self.derived[key]
+        try:
+            return self.derived[key]
+        except KeyError:
+            found = self.derived[key] = compute()
+            return found
 
     def where(self, pointer: str) -> Position:
         """Best location for ``pointer``: the value, else its key, else its nearest parent."""

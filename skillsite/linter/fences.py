@@ -11,6 +11,7 @@ beyond its opener is the block's content.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import NamedTuple
 
 from skillsite.linter.textcache import per_document
@@ -28,6 +29,11 @@ class Fence(NamedTuple):
     end: int
     marker: str
     closed: bool
+
+
+#: ``Fence(*fields)`` without the Python-level ``__new__`` of a named tuple (a generated
+#: skill's body holds a dozen fences).
+_fence = partial(tuple.__new__, Fence)
 
 
 @per_document
@@ -50,10 +56,10 @@ def fences(text: str) -> list[Fence]:
               and not line.group(1).strip()):
             # A closing fence is no list item, and four more spaces of indent than its
             # opener make it the block's content (an indented example of a fence).
-            found.append(Fence(opener[0], line.end() - 1, opener[1], True))
+            found.append(_fence((opener[0], line.end() - 1, opener[1], True)))
             opener = None
     if opener is not None:
-        found.append(Fence(opener[0], len(text), opener[1], False))
+        found.append(_fence((opener[0], len(text), opener[1], False)))
     return found
 
 

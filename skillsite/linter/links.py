@@ -34,7 +34,10 @@ Link = tuple[str, tuple[int, int], "str | None"]
 
 def folder_of(doc: Document) -> str:
     """The absolute folder of the document's file, worked out once per document."""
-    return doc.memo("folder", lambda: os.path.abspath(os.path.dirname(doc.source.path)))
+    found: str | None = doc.derived.get("folder")
+    if found is None:
+        found = doc.derived["folder"] = os.path.abspath(os.path.dirname(doc.source.path))
+    return found
 
 
 def local_links(doc: Document) -> list[Link]:

@@ -73,6 +73,10 @@ class Namespaces:
     _listed: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
     #: Folders known to have no ``.claude-plugin`` entry (see :meth:`of`).
     _bare: set[str] = field(default_factory=set)
+    #: Per folder, the marketplaces of its chain of folders up to the root (the nearest
+    #: first) and its plugin (see :meth:`_plugin`).
+    _plugins: dict[str, tuple[list[tuple[str, ManifestFile]], _Plugin | None]] = field(
+        default_factory=dict)
 
     def of(self, path: str, names: Iterable[str] | None = None) -> Namespace:
         """The namespace of the file at ``path`` (absolute or relative to the root).
@@ -84,17 +88,20 @@ class Namespaces:
         if found is None:
             if names is not None and PLUGIN_DIR not in names:
                 self._bare.add(folder)
-            found = self._folders[folder] = self._work_out(folder)
+            found = self._folders[folder] = self._work_out(folder, names)
         return found
 
-    def collection_of(self, folder: str) -> str:
-        """The collection of a folder given relative to the root (``""`` for none)."""
+    def collection_of(self, folder: str, names: Iterable[str] | None = None) -> str:
+        """The collection of a folder given relative to the root (``""`` for none).
+        ``names``, when given, are the names in that folder (as discovery listed it): a
+        top-level folder's own listing then says whether it holds ``.git``."""
         for configured in self.collections:
             if folder == configured or folder.startswith(configured + "/"):
                 return configured
         top = folder.split("/", 1)[0]
         if top and top not in self._work_trees:
-            self._work_trees[top] = os.path.lexists(os.path.join(self.root, top, ".git"))
+            self._work_trees[top] = (".git" in names if names is not None and top == folder
+                                     else os.path.lexists(os.path.join(self.root, top, ".git")))
         return top if top and self._work_trees[top] else ""
 
     def manifest(self, folder: str, name: str) -> ManifestFile | None:
@@ -106,30 +113,59 @@ class Namespaces:
             self._manifests[key] = read_manifest_file(os.path.join(folder, PLUGIN_DIR, name))
         return self._manifests[key]
 
-    def _work_out(self, folder: str) -> Namespace:
+    def _work_out(self, folder: str, names: Iterable[str] | None = None) -> Namespace:
         relative = _relative(folder, self.root)
         if relative == ".." or relative.startswith("../"):
             return Namespace()
-        chain = _ancestors(folder, self.root)
-        markets = [(ancestor, market) for ancestor in chain  # the nearest first: it wins
-                   if (market := self.manifest(ancestor, MARKETPLACE_FILE)) is not None
-                   and market.data is not None]
-        collection = self.collection_of(relative)
+        collection = self.collection_of(relative, names)
+        plugin = self._plugin(folder, relative)[1]
+        return Namespace(collection, *plugin) if plugin is not None else Namespace(collection)
+
+    def _plugin(self, folder: str, relative: str
+                ) -> tuple[list[tuple[str, ManifestFile]], _Plugin | None]:
+        """The marketplaces of ``folder``'s chain (``folder`` and its parents up to the
+        root, nearest first) and the plugin the nearest of those folders decides, if any.
+
+        A folder without a ``.claude-plugin`` entry adds no marketplace and no manifest to
+        its parent's chain: unless a marketplace lists it, it is in its parent's plugin,
+        worked out once for all the skills beside it."""
+        found = self._plugins.get(folder)
+        if found is not None:
+            return found
+        parent = os.path.dirname(folder)
+        # Near the chain's cap of 64 folders the parent's chain would reach one further.
+        if (folder in self._bare and relative and parent != folder
+                and relative.count("/") < 60):
+            markets, above = self._plugin(parent, parent_relative(relative))
+            listed = self._listed_by(folder, markets)
+            found = (markets, self._from_listing(listed) if listed is not None else above)
+        else:
+            chain = _ancestors(folder, self.root)
+            markets = [(ancestor, market) for ancestor in chain  # the nearest first: it wins
+                       if (market := self.manifest(ancestor, MARKETPLACE_FILE)) is not None
+                       and market.data is not None]
+            found = (markets, self._chain_plugin(chain, markets))
+        self._plugins[folder] = found
+        return found
+
+    def _chain_plugin(self, chain: list[str], markets: list[tuple[str, ManifestFile]]
+                      ) -> _Plugin | None:
         for ancestor in chain:  # the nearest plugin wins
             listed = self._listed_by(ancestor, markets)
             if listed is not None:
-                plugin, source, decided_by = listed
-                own = self.manifest(source, PLUGIN_FILE)
-                manifests = (decided_by, *((own.path,) if own else ()))
-                return Namespace(collection, plugin, _relative(source, self.root), manifests)
+                return self._from_listing(listed)
             own = self.manifest(ancestor, PLUGIN_FILE)
             if own is not None:
                 name = (own.data or {}).get("name")
                 plugin = name if isinstance(name, str) and name.strip() else \
                     os.path.basename(ancestor) or "plugin"
-                return Namespace(collection, plugin, _relative(ancestor, self.root),
-                                 (own.path,))
-        return Namespace(collection)
+                return plugin, _relative(ancestor, self.root), (own.path,)
+        return None
+
+    def _from_listing(self, listed: tuple[str, str, str]) -> _Plugin:
+        plugin, source, decided_by = listed
+        own = self.manifest(source, PLUGIN_FILE)
+        return plugin, _relative(source, self.root), (decided_by, *((own.path,) if own else ()))
 
     def _listed_by(self, folder: str, markets: list[tuple[str, ManifestFile]]
                    ) -> tuple[str, str, str] | None:
@@ -144,6 +180,15 @@ class Namespaces:
                 plugin, source = plugins[folder]
                 return plugin, source, market.path
         return None
+
+
+#: A plugin's name, its folder relative to the root and the manifests that decided it.
+_Plugin = tuple[str, str, tuple[str, ...]]
+
+
+def parent_relative(relative: str) -> str:
+    """The parent of a folder given relative to the root (``""`` for the root)."""
+    return relative.rsplit("/", 1)[0] if "/" in relative else ""
 
 
 def _ancestors(folder: str, root: str) -> list[str]:

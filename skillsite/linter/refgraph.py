@@ -25,7 +25,10 @@ class References:
 
 
 def references(doc: Document, max_size: int) -> References:
-    return doc.memo("references", lambda: _build(doc, max_size))
+    found: References | None = doc.derived.get("references")
+    if found is None:
+        found = doc.derived["references"] = _build(doc, max_size)
+    return found
 
 
 def _build(doc: Document, max_size: int) -> References:

@@ -34,7 +34,10 @@ class Context:
 
     def namespace_of(self, doc: Document) -> Namespace:
         """The plugin and collection of ``doc`` (see :mod:`skillsite.linter.namespaces`)."""
-        return doc.memo("namespace", lambda: self._namespace(doc))
+        found: Namespace | None = doc.derived.get("namespace")
+        if found is None:
+            found = doc.derived["namespace"] = self._namespace(doc)
+        return found
 
     def _namespace(self, doc: Document) -> Namespace:
         tree = doc.source.tree  # a SKILL.md's folders as discovery listed them
@@ -89,7 +92,10 @@ def dialect(doc: Document) -> str:
     says ``type: skill`` or ``schema: mini-a.skill/...``. A bare ``tools`` key proves
     nothing: Claude Code's ``tools`` is a string or a list of tool names.
     """
-    return doc.memo("dialect", lambda: dialect_of_fields(doc.data or {}))
+    found: str | None = doc.derived.get("dialect")
+    if found is None:
+        found = doc.derived["dialect"] = dialect_of_fields(doc.data or {})
+    return found
 
 
 def dialect_of_fields(data: dict[str, Any]) -> str:

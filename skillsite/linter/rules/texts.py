@@ -37,7 +37,15 @@ class Text(NamedTuple):
 
 def texts(doc: Document, ctx: Context, *, whole: bool = False) -> list[Text]:
     """The body (or, with ``whole``, the whole file) and each bundled text file."""
-    return doc.memo(f"content-texts-{whole}", lambda: list(_texts(doc, ctx, whole)))
+    # Asked for by every content rule of every document: looked up without a closure.
+    key = _WHOLE if whole else _BODY
+    found: list[Text] | None = doc.derived.get(key)
+    if found is None:
+        found = doc.derived[key] = list(_texts(doc, ctx, whole))
+    return found
+
+
+_BODY, _WHOLE = "content-texts-False", "content-texts-True"
 
 
 def _texts(doc: Document, ctx: Context, whole: bool) -> Iterator[Text]:
