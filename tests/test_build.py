@@ -48,6 +48,12 @@ def skill(name: str, description: str = "Does a thing. Use it when testing.",
     return f"---\nname: {name}\ndescription: {description}\n---\n{body}"
 
 
+def head_config(dist: Path) -> str:
+    """The configuration key the build cache of ``dist`` was made with."""
+    import marshal
+    return str(marshal.loads((dist / "build-cache/head.bin").read_bytes())["config"])
+
+
 def write(root: Path, files: dict[str, str]) -> Path:
     for relative, text in files.items():
         path = root / relative
@@ -170,6 +176,13 @@ def test_a_skill_holding_a_credential_stays_withheld(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     assert token not in (dist / "catalog.json").read_text()
     assert [s["name"] for s in json.loads((dist / "catalog.json").read_text())["skills"]] == ["good"]
+    # included_skills finds the withheld records as the named ones without a catalog record
+    from skillsite.builder.cache import load_cache
+    from skillsite.builder.checking import withheld
+    cache = load_cache(dist, head_config(dist), read_manifest(dist)["files"])
+    assert {key: withheld(c) for key, c in cache.files.items() if c.name} == {
+        key: c.catalog_json is None for key, c in cache.files.items() if c.name} == {
+        "good/SKILL.md": False, "leak/SKILL.md": True}
 
 
 def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:

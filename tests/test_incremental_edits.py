@@ -29,7 +29,7 @@ def edit(root: Path, rng: random.Random, step: int) -> None:
     a duplicate name, a page with a dependency, a SKILL.md removed from above pages."""
     target = rng.choice(sorted(p.parent for p in root.rglob("SKILL.md")))
     kind = rng.choice(["edit", "save", "add", "delete", "rename", "ref", "unref", "touch",
-                       "dupe", "page", "unskill"])
+                       "dupe", "page", "unskill", "link"])
     if kind == "edit":
         (target / "SKILL.md").write_text((target / "SKILL.md").read_text() + f"\n{step}\n")
     elif kind == "save":
@@ -51,6 +51,12 @@ def edit(root: Path, rng: random.Random, step: int) -> None:
         (target / "references/R.md").write_text("# R\n")
     elif kind == "unref":
         (target / "references/R.md").unlink(missing_ok=True)
+    elif kind == "link":  # a link into another skill's folder: a dependency outside its own
+        other = rng.choice(sorted(p.parent for p in root.rglob("SKILL.md")))
+        (target / ".SKILL.md.swp").write_text(
+            (target / "SKILL.md").read_text()
+            + f"\nSee [other](../{other.name}/references/R.md).\n")
+        os.replace(target / ".SKILL.md.swp", target / "SKILL.md")
     elif kind == "touch":
         os.utime(target / "SKILL.md")
     elif kind == "dupe":
@@ -61,7 +67,7 @@ def edit(root: Path, rng: random.Random, step: int) -> None:
         (root / f"wiki/p{step}.md").write_text(page(f"p{step}", f"p{step + 1}"))
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_incremental_build_equals_a_clean_build_after_random_edits(tmp_path: Path,
                                                                     seed: int) -> None:
     rng = random.Random(seed)
@@ -81,3 +87,27 @@ def test_incremental_build_equals_a_clean_build_after_random_edits(tmp_path: Pat
         clean = build(root, tmp_path / f"clean{step}", incremental=False)
         assert incremental.incremental and incremental.problems == clean.problems, step
         assert dist_state(dist) == dist_state(clean.dist), step
+
+
+def test_a_link_into_another_skills_folder_sees_that_folder_change(tmp_path: Path) -> None:
+    """A skill that links into another skill's folder is checked again when only that
+    folder moves (its target deleted), though its own folder did not."""
+    root = tmp_path / "c"
+    for name in ("alpha", "beta"):
+        (root / "skills" / name / "references").mkdir(parents=True)
+        (root / "skills" / name / "references/R.md").write_text("# R\n")
+    (root / "skills/alpha/SKILL.md").write_text(skill("alpha", 1))
+    (root / "skills/beta/SKILL.md").write_text(
+        skill("beta", 1) + "\nSee [alpha](../alpha/references/R.md).\n")
+    old = time.time() - 100
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    build(root, dist)
+    (root / "skills/alpha/references/R.md").unlink()
+    time.sleep(0.15)  # past the window in which a folder's mtime is not trusted
+    incremental = build(root, dist)
+    clean = build(root, tmp_path / "clean", incremental=False)
+    assert incremental.incremental and incremental.problems == clean.problems
+    assert any(p.path == "skills/beta/SKILL.md" for p in clean.problems)
+    assert dist_state(dist) == dist_state(clean.dist)

@@ -276,6 +276,7 @@ class _IndexParts(NamedTuple):
     owners: dict[str, str]
     walked: Container[str]  # the folders this build's walk covered
     checked: Iterable[tuple[str, Cached]]  # the skill files whose dependencies to record
+    foreign: set[str]  # see StatIndex.foreign
 
 
 def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
@@ -293,7 +294,7 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         parts = _fresh_index(cache, cache.listings)
     else:
         return StatIndex()
-    if not _record_dependencies(parts):
+    if not _record_dependencies(parts, str(root)):
         return StatIndex()
     if updated:  # only the records checked again have a new stat
         assert before is not None
@@ -302,7 +303,7 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
     else:
         stats = array("q", chain.from_iterable(cache.files[key].stat for key in parts.keys))
     return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, parts.outside,
-                     parts.owners)
+                     parts.owners, sorted(parts.foreign))
 
 
 def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _IndexParts:
@@ -330,7 +331,8 @@ def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _In
                 outside.pop(dep, None)
                 owners.pop(dep, None)
     checked = ((key, cache.files[key]) for key in cache.changed)
-    return _IndexParts(before.keys, before.folders, mtimes, outside, owners, walked, checked)
+    return _IndexParts(before.keys, before.folders, mtimes, outside, owners, walked, checked,
+                       set(before.foreign).difference(cache.changed))
 
 
 def _patched(values: array[int], keys: list[str], width: int,
@@ -348,15 +350,21 @@ def _patched(values: array[int], keys: list[str], width: int,
 def _fresh_index(cache: BuildCache, listings: dict[str, Listing]) -> _IndexParts:
     mtimes = array("q", (listing[0] for listing in listings.values()))
     return _IndexParts(list(cache.files), list(listings), mtimes, {}, {}, listings,
-                       cache.files.items())
+                       cache.files.items(), set())
 
 
-def _record_dependencies(parts: _IndexParts) -> bool:
+def _record_dependencies(parts: _IndexParts, root: str) -> bool:
     """Add the dependencies of ``parts.checked`` that the walk does not cover to
-    ``parts.outside`` (and supporting files to ``parts.owners``); False when one has a
+    ``parts.outside`` (and supporting files to ``parts.owners``), and the files that
+    depend on a folder outside their own to ``parts.foreign``; False when one has a
     state that only a full check can compare."""
     for key, cached in parts.checked:
+        folder = key.rpartition("/")[0]
+        own = f"{root}{os.sep}{folder.replace('/', os.sep)}" if folder else root
+        below = own + os.sep
         for dep, state in cached.deps:
+            if dep != own and not dep.startswith(below):
+                parts.foreign.add(key)
             if dep in parts.walked:
                 continue
             if not (state is None or isinstance(state, int)) or isinstance(state, bool):

@@ -34,7 +34,9 @@ class StatIndex:
     them. ``outside`` are dependencies the walk does not cover (folders, and supporting
     files whose bytes the content store keeps), with their state; ``owners`` maps each
     such file to the key of the skill file that depends on it, so that an edit in place
-    rechecks that skill alone instead of walking the tree again."""
+    rechecks that skill alone instead of walking the tree again. ``foreign`` are the keys
+    of the files that depend on a folder outside their own folder (a link's target): a
+    folder that moved concerns only the files in it or above it, and these."""
 
     root: str = ""
     folders: list[str] = field(default_factory=list)
@@ -43,16 +45,17 @@ class StatIndex:
     file_stats: array[int] = field(default_factory=lambda: array("q"))  # 3 per key
     outside: dict[str, int] = field(default_factory=dict)
     owners: dict[str, str] = field(default_factory=dict)
+    foreign: list[str] = field(default_factory=list)
 
     def to_bytes(self) -> bytes:
         return marshal.dumps((self.root, self.folders, self.folder_mtimes.tobytes(),
                               self.keys, self.file_stats.tobytes(), self.outside,
-                              self.owners))
+                              self.owners, self.foreign))
 
     @classmethod
     def from_bytes(cls, blob: bytes) -> StatIndex:
-        root, folders, mtimes, keys, stats, outside, owners = marshal.loads(blob)
-        index = cls(root, folders, array("q"), keys, array("q"), outside, owners)
+        root, folders, mtimes, keys, stats, outside, owners, foreign = marshal.loads(blob)
+        index = cls(root, folders, array("q"), keys, array("q"), outside, owners, foreign)
         index.folder_mtimes.frombytes(mtimes)
         index.file_stats.frombytes(stats)
         if len(index.folder_mtimes) != len(folders) or len(index.file_stats) != 3 * len(keys):

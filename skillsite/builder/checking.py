@@ -7,7 +7,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
 from itertools import compress, filterfalse
-from operator import attrgetter, itemgetter
+from operator import attrgetter, is_, itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +18,7 @@ from skillsite.builder.stores import BuildStores
 from skillsite.linter.checker import check_files, corpus_problems, display_path
 from skillsite.linter.discover import Flagged, kind_of
 from skillsite.linter.lint import make_problem
-from skillsite.linter.listings import Listing, Listings
+from skillsite.linter.listings import Listing, Listings, folder_chain
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
@@ -26,6 +26,7 @@ from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
 Progress = Callable[[int, int], None]
 _NAME, _PROBLEMS = attrgetter("name"), attrgetter("problems")
 _FINGERPRINT, _RULE = attrgetter("fingerprint"), itemgetter(2)
+_CATALOG_JSON, _IS_NONE = attrgetter("catalog_json"), partial(is_, None)
 
 
 def check_changed(found: Iterable[tuple[str, str]], old: BuildCache, ctx: Context,
@@ -109,29 +110,66 @@ class _ChangeCheck:
     def _moved_files(self) -> Iterator[tuple[str, str, str]]:
         """The tree is the previous build's: only the files whose stat moved."""
         assert self.old.changes is not None
-        for key, cached in self.old.files.items():
-            if key in self.old.changes.changed:
-                yield key, *self.sources.locate(key)
-            else:
-                self.cache.files[key] = cached
+        files = self.cache.files
+        files.update(self.old.files)  # one copy in C, less the few that moved
+        for key in sorted(self.old.changes.changed.intersection(files)):
+            del files[key]
+            yield key, *self.sources.locate(key)
 
     def _outside_relisted_folders(self) -> Iterator[tuple[str, str, str]]:
         """The previous build's files outside the folders listed again (or gone), where
         they or what they depend on moved."""
+        changes, index = self.old.changes, self.old.stat_index
+        assert changes is not None
+        current, previous = self.listings.current, self.listings.previous
+        self.mtimes = _ListedMtimes(current)
+        moved = {*(changes.changed_folders or ()), *(previous.keys() - current.keys())}
+        if index is None:
+            yield from self._every_file_outside(moved)
+            return
+        # The scan compared every folder of the walk and every dependency outside it
+        # (a supporting file's change puts its skill in ``changes.changed``), so only a
+        # file in a folder that moved or above one, or one that depends on a folder
+        # outside its own (``index.foreign``), can depend on what moved: the other
+        # records are kept as they are, in one copy, and those few are compared
+        # dependency by dependency. The files of the folders that moved are listed
+        # again (or gone): every file of a complete walk is in its folder's listing.
+        files = self.cache.files
+        files.update(self.old.files)
+        for folder in moved:
+            listing = previous.get(folder)
+            for key in self._listed_keys(listing[3] if listing else (), folder):
+                files.pop(key, None)
+        above = {a for folder in moved for a in folder_chain(folder, str(self.root)) or ()}
+        near = {key for folder in above - moved
+                for key in self._listed_keys(current[folder][3] if folder in current
+                                             else (), folder)}
+        untouched = frozenset(moved).isdisjoint
+        folder_of = itemgetter(0)
+        for key in sorted(near.union(changes.changed, index.foreign)):
+            cached = files.get(key)
+            if cached is None:
+                continue  # in a folder listed again, or gone
+            if key in changes.changed or not (untouched(map(folder_of, cached.deps))
+                                              or dependencies_unchanged(cached, self.mtimes)):
+                del files[key]
+                yield key, *self.sources.locate(key)
+
+    def _listed_keys(self, names: Iterable[tuple[str, str]], folder: str) -> Iterator[str]:
+        """The keys of ``names`` in ``folder`` (a path under the root)."""
+        relative = folder[len(self.prefix):].replace(os.sep, "/")
+        prefix = relative + "/" if folder != str(self.root) else ""
+        return (prefix + name for name, _ in names)
+
+    def _every_file_outside(self, moved: set[str]) -> Iterator[tuple[str, str, str]]:
+        """:meth:`_outside_relisted_folders` without the previous stat index: every
+        record is compared."""
         changes = self.old.changes
         assert changes is not None
-        current = self.listings.current
-        self.mtimes = _ListedMtimes(current)
-        gone = self.listings.previous.keys() - current.keys()
         # Folders relative to the root, as keys hold them ("" for the root itself).
-        skip = {folder[len(self.prefix):] for folder in gone}
-        skip |= {folder[len(self.prefix):] for folder in changes.changed_folders or ()}
-        # The scan compared every folder of the walk and every dependency outside it
-        # (a supporting file's change puts its skill in ``changes.changed``), so a file
-        # that depends on none of the folders that moved or went still holds: only the
-        # few that do are compared dependency by dependency.
+        skip = {folder[len(self.prefix):] for folder in moved}
         # (The loop runs for every file: its test is kept to a few calls into C.)
-        untouched = frozenset({*(changes.changed_folders or ()), *gone}).isdisjoint
+        untouched = frozenset(moved).isdisjoint
         changed, files, folder_of = changes.changed, self.cache.files, itemgetter(0)
         for key, cached in self.old.files.items():
             if key.rpartition("/")[0] in skip:
@@ -220,8 +258,11 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     files = cache.files
     keys = sorted(compress(files, map(_NAME, files.values())))  # those with a name
     left_out = set(errored)
-    left_out.update(key for key in compress(keys, map(_PROBLEMS, map(files.__getitem__, keys)))
-                    if withheld(files[key]))
+    # A withheld skill's record is the only named one without a catalog record (see
+    # extract.finish): found in C, where a look at the problems of every skill that has
+    # any (a third of them at 100k) cost a Python call each.
+    left_out.update(compress(keys, map(_IS_NONE, map(_CATALOG_JSON,
+                                                     map(files.__getitem__, keys)))))
     kept = list(filterfalse(left_out.__contains__, keys)) if left_out else keys
     chosen = dict(zip(kept, map(files.__getitem__, kept), strict=True))
     if len(set(map(_NAME, chosen.values()))) == len(chosen):
@@ -236,7 +277,8 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
 
 
 def withheld(cached: Cached) -> bool:
-    """Whether a rule keeps this skill out whatever the configuration."""
+    """Whether a rule keeps this skill out whatever the configuration (for a named
+    record: it has no catalog record, see :func:`included_skills`)."""
     return not WITHHOLDING_RULES.isdisjoint(map(_RULE, cached.problems))
 
 

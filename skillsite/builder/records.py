@@ -23,7 +23,7 @@ from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem
 from skillsite.version import __version__
 
-CACHE_VERSION = 12
+CACHE_VERSION = 13
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
