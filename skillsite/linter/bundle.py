@@ -58,9 +58,18 @@ class Bundled:
     def __post_init__(self) -> None:
         # Worked out at once: every rule that looks at the files asks both questions of
         # each of them (a cached_property would take a lock on every look).
-        object.__setattr__(self, "for_people", _FOR_PEOPLE.search(self.rel) is not None)
-        object.__setattr__(self, "is_markdown",
-                           self.rel.lower().endswith((".md", ".markdown")))
+        for_people, is_markdown = _kinds(self.rel)
+        object.__setattr__(self, "for_people", for_people)
+        object.__setattr__(self, "is_markdown", is_markdown)
+
+
+@lru_cache(maxsize=4096)
+def _kinds(rel: str) -> tuple[bool, bool]:
+    """Whether a bundled file is for people and whether it is Markdown, by its path below
+    the skill (the same few paths come back skill after skill: ``references/...``,
+    ``LICENSE.txt``, ``scripts/...``)."""
+    return (_FOR_PEOPLE.search(rel) is not None,
+            rel.lower().endswith((".md", ".markdown")))
 
 
 def bundled_files(doc: Document, max_size: int) -> list[Bundled]:

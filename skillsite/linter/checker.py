@@ -12,6 +12,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import chain, islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,10 +79,17 @@ def display_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, with ``/`` separators."""
     text = os.fspath(path)
     absolute = text if os.path.isabs(text) else os.path.abspath(text)
-    prefix = os.path.join(str(base), "")
+    prefix = _inside(base)
     if absolute.startswith(prefix):
         absolute = absolute[len(prefix):]
     return absolute.replace(os.sep, "/")
+
+
+@lru_cache(maxsize=64)
+def _inside(folder: str | Path) -> str:
+    """``os.path.join(str(folder), "")``: what a path inside ``folder`` starts with (the
+    same one or two folders for every file of a check)."""
+    return os.path.join(str(folder), "")
 
 
 def check_file(source: Source, ctx: Context, base: Path,
@@ -119,7 +127,7 @@ def check_file(source: Source, ctx: Context, base: Path,
 def _outside_links(doc: Document) -> tuple[str, ...]:
     """The targets of the document's links (and its bundled Markdown's) that lie outside
     the corpus root, as far as the check worked them out."""
-    root = os.path.join(os.path.abspath(doc.source.root), "")
+    root = _inside(os.path.abspath(doc.source.root))
     links = list(doc.derived.get("local-links") or ())
     references = doc.derived.get("references")
     for more in (references.links.values() if references is not None else ()):

@@ -10,6 +10,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -37,6 +38,9 @@ class Flagged:
 
     path: Path
     issue: Issue
+
+
+_NAME = attrgetter("name")
 
 
 def kind_of(name: str) -> str | None:
@@ -225,7 +229,12 @@ class _Walker:
         try:
             raw = self.listed.pop(folder.path, None)
             raw = list(os.scandir(folder.path)) if raw is None else raw
-            entries = sorted(raw, key=lambda e: (not e.is_symlink(), e.name), reverse=True)
+            # sorted(key=(not is_symlink, name), reverse=True): the rest, then the links,
+            # each by name from the last (names are unique), without a key tuple each.
+            links = [e for e in raw if e.is_symlink()]
+            entries = sorted(raw if not links else [e for e in raw if not e.is_symlink()],
+                             key=_NAME, reverse=True)
+            entries += sorted(links, key=_NAME, reverse=True)
         except OSError as exc:
             self.sink.append(Flagged(Path(folder.path), Issue(
                 "unreadable-file", 1, 1, f"cannot list folder: {exc.strerror}")))

@@ -31,6 +31,7 @@ _CORE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$"
 _SPECIAL_FLOATS = {".inf": float("inf"), "+.inf": float("inf"), "-.inf": float("-inf"),
                    ".nan": float("nan")}
 _TAG = "tag:yaml.org,2002:"
+_STR_TAG = f"{_TAG}str"
 # PyYAML (YAML 1.1) also breaks lines at NEL, LS and PS; YAML 1.2, editors and every
 # location skillsite reports count only "\n". While composing, they are swapped for
 # private-use stand-ins, which every scalar then gets back.
@@ -181,8 +182,10 @@ class _Walker:
         positions, offset = self.out.positions, self.offset
         for key, tag, line, column, value in pairs:
             where = (line + offset, column + 1)
-            self.convert(key, None, tag, where)  # warns on keys too, as mapping() does
-            child = pointer_child(pointer, key)
+            if tag != _STR_TAG:  # a string needs no conversion and gives no warning
+                self.convert(key, None, tag, where)  # warns on keys too, as mapping() does
+            # A plain key holds neither "~" nor "/": its pointer token is the key itself.
+            child = f"{pointer}/{key}"
             self.key(key, where, child, first_seen)
             if isinstance(value, list):
                 positions[child] = (value[0][2] + offset, value[0][3] + 1)
@@ -196,7 +199,8 @@ class _Walker:
                 text, style, value_tag, value_line, value_column = cast(yamlfast.Scalar,
                                                                         value)
                 positions[child] = at = (value_line + offset, value_column + 1)
-                result[key] = self.convert(text, style, value_tag, at)
+                result[key] = (text if value_tag == _STR_TAG
+                               else self.convert(text, style, value_tag, at))
         return result
 
     def item(self, item: yamlfast.Scalar, pointer: str) -> Any:
