@@ -111,3 +111,40 @@ def test_a_link_into_another_skills_folder_sees_that_folder_change(tmp_path: Pat
     assert incremental.incremental and incremental.problems == clean.problems
     assert any(p.path == "skills/beta/SKILL.md" for p in clean.problems)
     assert dist_state(dist) == dist_state(clean.dist)
+
+
+def test_the_stat_index_paths_are_kept_while_no_file_comes_or_goes(tmp_path: Path) -> None:
+    """An edit in place rewrites the stat index's stats alone; a new skill its paths too.
+    Either way the next build sees what the one after a clean build sees."""
+    root = tmp_path / "c"
+    for name in ("alpha", "beta"):
+        (root / "skills" / name).mkdir(parents=True)
+        (root / "skills" / name / "SKILL.md").write_text(skill(name, 1))
+    old = time.time() - 100
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    build(root, dist)
+    cache = dist / "build-cache"
+
+    def inodes() -> dict[str, int]:
+        return {name: (cache / name).stat().st_ino for name in ("stats.bin", "stat-values.bin")}
+
+    before = inodes()
+    (root / "skills/alpha/SKILL.md").write_text(skill("alpha", 2))
+    time.sleep(0.15)  # past the window in which an mtime is not trusted
+    assert build(root, dist).rechecked == 1
+    after = inodes()
+    assert after["stats.bin"] == before["stats.bin"]
+    assert after["stat-values.bin"] != before["stat-values.bin"]
+    (root / "skills/gamma").mkdir()
+    (root / "skills/gamma/SKILL.md").write_text(skill("gamma", 1))
+    time.sleep(0.15)
+    assert build(root, dist).rechecked == 1
+    assert inodes()["stats.bin"] != after["stats.bin"]
+    (root / "skills/gamma/SKILL.md").write_text(skill("gamma", 2))
+    time.sleep(0.15)
+    incremental = build(root, dist)
+    clean = build(root, tmp_path / "clean", incremental=False)
+    assert incremental.rechecked == 1 and incremental.problems == clean.problems
+    assert dist_state(dist) == dist_state(clean.dist)

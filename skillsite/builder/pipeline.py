@@ -25,7 +25,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
-from operator import attrgetter, not_
+from operator import attrgetter, ne, not_
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -288,8 +288,9 @@ def _corpus(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Con
     included = included_skills(cache, errored if ctx.config.exclude_invalid else set())
     groups = groups_of(included, root, ctx)
     groups.origins, groups.repositories, git_problems = origins(included, root, ctx)
-    return (sorted(problems + groups.problems + git_problems, key=problem_order), included,
-            groups)
+    if groups.problems or git_problems:  # (``problems`` are in order already)
+        problems = sorted(problems + groups.problems + git_problems, key=problem_order)
+    return problems, included, groups
 
 def _vector_collector(semantic: SemanticSetup, out: Path,
                       previous: bool) -> tuple[VectorCollector | None, bool]:
@@ -345,7 +346,9 @@ def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache)
     if old.included.keys() != cache.included.keys():
         return False
     # (In C: the names whose fingerprint moved, then the records of those names.)
-    moved = {name for name, _ in cache.included.items() - old.included.items()}
+    now_included = cache.included
+    moved = set(compress(now_included, map(ne, now_included.values(),
+                                           map(old.included.get, now_included))))
     for key in compress(included, map(moved.__contains__, map(_NAME, included.values()))):
         now = included[key]
         before = old.files.get(key)

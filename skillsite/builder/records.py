@@ -23,7 +23,7 @@ from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem
 from skillsite.version import __version__
 
-CACHE_VERSION = 13
+CACHE_VERSION = 14
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
@@ -219,9 +219,3 @@ def problem_rows(problems: list[Problem], key: str) -> list[list[Any]]:
     skill (a bundled script, a reference) keeps that file's path as a sixth item."""
     return [[p.line, p.column, p.rule, p.severity, p.message,
              *([p.path] if p.path != key else [])] for p in problems]
-
-
-def problems_of(path: str, rows: list[list[Any]]) -> list[Problem]:
-    return [Problem(row[5] if len(row) > 5 else path, *row[:5]) for row in rows]
-
-
