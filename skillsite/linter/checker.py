@@ -99,11 +99,7 @@ def check_file(source: Source, ctx: Context, base: Path,
     ``extract``, when given, is applied to every document that parsed into a mapping and
     its result is kept on the :class:`FileResult`.
     """
-    from skillsite.linter.lint import lint_document, make_problem
-    from skillsite.linter.parse import read
-    from skillsite.linter.rules.corpus import record_of
-    from skillsite.linter.trust import assess
-
+    read, lint_document, make_problem, record_of, assess = _CHECKING or _checking()
     path = display_path(source.path, base)
     try:
         doc = read(source, max_size=ctx.config.max_file_size)
@@ -122,6 +118,23 @@ def check_file(source: Source, ctx: Context, base: Path,
                                f"skillsite failed on this file: {type(exc).__name__}: {exc}; "
                                "please report this")
         return FileResult(path, [problem] if problem else [], None, False)
+
+
+#: What :func:`check_file` calls, imported on its first file (see :func:`_checking`).
+_CHECKING: tuple[Any, ...] = ()
+
+
+def _checking() -> tuple[Any, ...]:
+    """The parser, the linter, the corpus record and the trust assessment, imported once
+    (an import statement in :func:`check_file` costs a lookup of each module per file)."""
+    from skillsite.linter.lint import lint_document, make_problem
+    from skillsite.linter.parse import read
+    from skillsite.linter.rules.corpus import record_of
+    from skillsite.linter.trust import assess
+
+    global _CHECKING
+    _CHECKING = (read, lint_document, make_problem, record_of, assess)
+    return _CHECKING
 
 
 def _outside_links(doc: Document) -> tuple[str, ...]:
