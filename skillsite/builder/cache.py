@@ -197,29 +197,34 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
             early.cancel()  # not taken: the cache is not reusable
 
 
+Write = Callable[[Path, bytes], None]
+
+
 def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
-               root: Path) -> None:
+               root: Path, write: Write | None = None) -> None:
     """Write ``cache`` into ``work``, which holds hard links to ``old``'s files when the
     build is incremental (see :func:`skillsite.builder.dist.copy_previous`): a shard in which no
-    record changed, and the listings when no folder changed, are left as they are."""
+    record changed, and the listings when no folder changed, are left as they are.
+    ``write`` writes a file, never through a hard link (by default, here and now)."""
+    put = write or _replace_now
     folder = work / CACHE_DIR
     folder.mkdir(exist_ok=True)
     files_out = cache.changed | (old.files.keys() - cache.files.keys())
     _write_shards(lambda number: _shard_path(work, number), cache.files, old.shards, files_out,
-                  tuple)
+                  tuple, put)
     index = stat_index(root, cache, old)
     head = {"version": CACHE_VERSION, "config": config_key, "included": cache.included,
             "walk_complete": bool(index.folders), "corpus_problems": cache.corpus_problems}
-    _replace_file(folder / "head.bin", marshal.dumps(head))
+    put(folder / "head.bin", marshal.dumps(head))
     # The shape is left as the hard link to the previous build's when it did not change.
     if not (old.stat_index is not None and index.same_shape(old.stat_index)
             and (folder / STATS_FILE).exists()):
-        _replace_file(folder / STATS_FILE, index.shape_bytes())
-    _replace_file(folder / STAT_VALUES_FILE, index.values_bytes())
-    _save_listings(folder, cache, old)
+        put(folder / STATS_FILE, index.shape_bytes())
+    put(folder / STAT_VALUES_FILE, index.values_bytes())
+    _save_listings(folder, cache, old, put)
 
 
-def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
+def _save_listings(folder: Path, cache: BuildCache, old: BuildCache, write: Write) -> None:
     """The listing shards: those in which no folder changed are left as they are."""
     def path_of(number: int) -> Path:
         return folder / LISTINGS_FILE.format(number)
@@ -227,7 +232,7 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
     if cache.listings is None:  # no folder changed: the previous shards hold
         for number in range(CACHE_SHARDS):
             if not path_of(number).exists():
-                _replace_file(path_of(number), marshal.dumps({}))
+                write(path_of(number), marshal.dumps({}))
         return
     previous = old.listings or {}
     if cache.relisted is not None:  # the others are the previous listings
@@ -236,12 +241,13 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache) -> None:
         moved = {path for path, listing in cache.listings.items()
                  if previous.get(path) is not listing}
     moved |= previous.keys() - cache.listings.keys()
-    _write_shards(path_of, cache.listings, old.listing_shards, moved, lambda listing: listing)
+    _write_shards(path_of, cache.listings, old.listing_shards, moved, lambda listing: listing,
+                  write)
 
 
 def _write_shards(path_of: Callable[[int], Path], records: Mapping[str, Any],
                   before: list[dict[str, Any]], moved: set[str],
-                  row: Callable[[Any], Any]) -> None:
+                  row: Callable[[Any], Any], write: Write) -> None:
     """Write ``records`` in :data:`CACHE_SHARDS` shards (each value through ``row``).
     With the shards of the previous build in ``before``, a shard in which no key
     ``moved`` is left as it is: ``path_of`` is then a hard link to it."""
@@ -260,8 +266,7 @@ def _write_shards(path_of: Callable[[int], Path], records: Mapping[str, Any],
                     part[key] = records[key]
                 else:
                     part.pop(key, None)
-        _replace_file(path, marshal.dumps({key: row(value)
-                                           for key, value in sorted(part.items())}))
+        write(path, marshal.dumps({key: row(value) for key, value in sorted(part.items())}))
 
 
 def _partition(records: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -272,7 +277,7 @@ def _partition(records: Mapping[str, Any]) -> list[dict[str, Any]]:
     return shards
 
 
-def _replace_file(path: Path, blob: bytes) -> None:
+def _replace_now(path: Path, blob: bytes) -> None:
     path.unlink(missing_ok=True)  # never write through a hard link to the previous build
     path.write_bytes(blob)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +80,12 @@ def _unique(edges: list[dict[str, str]]) -> list[dict[str, str]]:
     return kept
 
 
-def write_graph(skills: Iterable[dict[str, Any]], path: Path) -> None:
+def write_graph(skills: Iterable[dict[str, Any]], path: Path,
+                write: Callable[[Path, bytes], None] | None = None) -> None:
+    """Write the graph of ``skills`` to ``path`` (``write``: how, given its bytes)."""
     document = build_graph(skills)
-    path.write_bytes(json.dumps(document, ensure_ascii=False,
-                                separators=(",", ":")).encode("utf-8"))
+    blob = json.dumps(document, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if write is None:
+        path.write_bytes(blob)
+    else:
+        write(path, blob)

@@ -64,6 +64,7 @@ from skillsite.builder.vectors import (
     previous_vectors,
     semantic_model,
 )
+from skillsite.builder.writer import BackgroundWriter
 from skillsite.config import Config
 from skillsite.errors import SkillsiteError
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
@@ -212,19 +213,18 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 clock.lap("vectors")
             hashing = checksums_in_background(work, ("content", "index"),
                                               out if reuse else None)
-            formats = _write_listings(work, root, included, cache, old if reuse else None,
-                                      config_key, groups)
-            clock.lap("catalog, graph, cache")
-            site_result = None
-            if site[0]:
-                from skillsite.site import build_site
-                site_result = build_site(work, root, problems, previous=out if reuse else None,
-                                         mkdocs_config=site[1], jobs=jobs)
-                clock.lap("site")
-            # Last, so that it covers every file of the new dist/, the site's too.
-            write_manifest(work, {**_manifest_fields(formats, backend, problems),
-                                  "repositories": groups.repositories},
-                           out if reuse else None, hashing.result())
+            with BackgroundWriter(work) as writer:
+                formats = _write_listings(work, root, included, cache,
+                                          old if reuse else None, config_key, groups,
+                                          writer.write)
+                clock.lap("catalog, graph, cache")
+                site_result = _site(work, root, problems, out if reuse else None, site, jobs,
+                                    clock)
+                # Last, so that it covers every file of the new dist/, the site's too.
+                write_manifest(work, {**_manifest_fields(formats, backend, problems),
+                                      "repositories": groups.repositories},
+                               out if reuse else None,
+                               {**hashing.result(), **writer.checksums()})
             clock.lap("manifest")
             swap_in(work, out)
             clock.lap("swap in")
@@ -242,6 +242,18 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
         timings=clock.timings, site=site_result,
         embedded=collector.embedded if collector else 0, semantic_note=semantic.note)
 
+
+
+def _site(work: Path, root: Path, problems: list[Problem], previous: Path | None,
+          site: tuple[bool, Path | None], jobs: int | None, clock: PhaseClock) -> Any:
+    """The catalog site, with ``site[0]`` (see :func:`build`); else None."""
+    if not site[0]:
+        return None
+    from skillsite.site import build_site
+    result = build_site(work, root, problems, previous=previous, mkdocs_config=site[1],
+                        jobs=jobs)
+    clock.lap("site")
+    return result
 
 
 def _start_from_previous(out: Path, work: Path, backend: str, *, vectors: bool) -> None:
@@ -317,9 +329,12 @@ def _unreadable(cache: BuildCache, flagged: list[Flagged],
 
 
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
-                    old: BuildCache | None, config_key: str, groups: Groups) -> Counter[str]:
+                    old: BuildCache | None, config_key: str, groups: Groups,
+                    write: Callable[[Path, Any], None]) -> Counter[str]:
     """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
-    changed) and the build cache; returns the included skills per format."""
+    changed) and the build cache, the large ones through ``write`` (see
+    :class:`~skillsite.builder.writer.BackgroundWriter`); returns the included skills
+    per format."""
     if groups.copies or groups.origins:
         records: Iterable[str] = (
             with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
@@ -327,15 +342,14 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
     else:  # nothing to add to any record: joined as they are
         records = filter(None, map(_CATALOG_JSON, included.values()))
     write_catalog(records, work / "catalog.json", plugins=groups.plugins,
-                  collections=groups.collections)
+                  collections=groups.collections, write=write)
     write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
                  {name: origin for key, origin in groups.origins.items()
                   if (name := included[key].name)}, groups.repositories)
     if old is None or not _same_graph(included, cache, old):
         graph = [c.graph_input(key) for key, c in included.items()]
-        (work / "graph.json").unlink(missing_ok=True)  # never write through the hard link
-        write_graph(graph, work / "graph.json")
-    save_cache(work, config_key, cache, old or BuildCache(), root)
+        write_graph(graph, work / "graph.json", write)  # (never through the hard link)
+    save_cache(work, config_key, cache, old or BuildCache(), root, write)
     return Counter(filter(None, map(_FORMAT, included.values())))
 
 

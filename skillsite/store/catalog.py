@@ -6,7 +6,7 @@ About 50-100 tokens a skill: enough for an agent to choose, never a body. Its sc
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -73,15 +73,27 @@ WRITE_BATCH = 4096
 
 def write_catalog(records: Iterable[str], path: Path, *,
                   plugins: list[dict[str, Any]] | None = None,
-                  collections: list[dict[str, Any]] | None = None) -> None:
+                  collections: list[dict[str, Any]] | None = None,
+                  write: Callable[[Path, Iterable[bytes]], None] | None = None) -> None:
     """Write :func:`render_catalog`'s bytes a batch of records at a time: at 100k skills,
-    the whole file as one string and again as bytes was the build's peak of memory."""
+    the whole file as one string and again as bytes was the build's peak of memory.
+    ``write`` takes the path and the parts instead (the build writes on a thread)."""
+    parts = _catalog_parts(records, plugins, collections)
+    if write is not None:
+        write(path, parts)
+        return
+    with path.open("wb") as out:
+        for part in parts:
+            out.write(part)
+
+
+def _catalog_parts(records: Iterable[str], plugins: list[dict[str, Any]] | None,
+                   collections: list[dict[str, Any]] | None) -> Iterator[bytes]:
     head, tail = _around_records(plugins, collections)
     records = iter(records)
-    with path.open("wb") as out:
-        out.write(head.encode("utf-8"))
-        separator = ""
-        while batch := list(islice(records, WRITE_BATCH)):
-            out.write((separator + ",".join(batch)).encode("utf-8"))
-            separator = ","
-        out.write(tail.encode("utf-8"))
+    yield head.encode("utf-8")
+    separator = ""
+    while batch := list(islice(records, WRITE_BATCH)):
+        yield (separator + ",".join(batch)).encode("utf-8")
+        separator = ","
+    yield tail.encode("utf-8")
