@@ -28,7 +28,7 @@ from json.encoder import INFINITY
 from json.encoder import encode_basestring_ascii as _string
 from typing import Any
 
-from skillsite.models import CheckResult
+from skillsite.models import CheckResult, Problem
 from skillsite.report.base import Reporter, ordered
 
 #: Bump when a consumer written against the previous shape could misread the new one.
@@ -49,7 +49,44 @@ class JsonReporter(Reporter):
     """The versioned JSON document described in this module's docstring."""
 
     def render(self, result: CheckResult) -> str:
-        return dumps_indented(to_data(result))
+        """``dumps_indented(to_data(result))``, each problem written with one format
+        rather than a dict and seven encoder calls (Composio's 1,788 problems: 5.6 ->
+        about 1.5 ms, at the end of every check)."""
+        out: list[str] = [f'{{\n  "version": {_scalar(VERSION)},\n  "summary": ']
+        try:
+            _encode(result.summary(), "\n  ", out)
+            out.append(',\n  "problems": ')
+            _problems(ordered(result.problems), "\n  ", out)
+            out.append(',\n  "trust": ')
+            _encode(result.trust, "\n  ", out)
+        except (TypeError, RecursionError):  # what the C encoder cannot take
+            return json.dumps(to_data(result), indent=2)
+        out.append("\n}")
+        return "".join(out)
+
+
+def _problems(problems: list[Problem], newline: str, out: list[str]) -> None:
+    """What ``_encode([p.to_dict() for p in problems], newline, out)`` appends."""
+    if not problems:
+        out.append("[]")
+        return
+    inner = newline + "  "
+    field = "," + inner + "  "
+    opening = "["
+    for problem in problems:
+        line, column = problem.line, problem.column
+        if type(line) is int and type(column) is int:  # noqa: E721 (a bool is no line)
+            out.append(f'{opening}{inner}{{{inner}  "path": {_string(problem.path)}'
+                       f'{field}"line": {int.__repr__(line)}'
+                       f'{field}"column": {int.__repr__(column)}'
+                       f'{field}"rule": {_string(problem.rule)}'
+                       f'{field}"severity": {_string(problem.severity)}'
+                       f'{field}"message": {_string(problem.message)}{inner}}}')
+        else:
+            out.append(opening + inner)
+            _encode(problem.to_dict(), inner, out)
+        opening = ","
+    out.append(newline + "]")
 
 
 def dumps_indented(value: Any) -> str:
