@@ -273,3 +273,16 @@ def test_a_bad_shared_redis_url_is_quoted_without_its_password(tmp_path: Path) -
         assert done.returncode == 2, done.stderr
         assert "is not a Redis URL" in done.stderr and "//host:" in done.stderr, done.stderr
         assert "s3" not in done.stderr and "user:" not in done.stderr, done.stderr
+
+
+def test_build_problem_paths_are_those_display_path_gives(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillsite.cli.build import _shown_paths
+    from skillsite.linter.checker import display_path
+
+    monkeypatch.chdir(tmp_path)
+    paths = ["a/b.md", "x", "a/../b", "./a", "a//b", "a/", "/abs/p", "a/./b", "..",
+             "skills/é/SKILL.md", "a b/c"]
+    for corpus in (Path("c"), tmp_path / "c", Path("."), Path("../y"), Path("/elsewhere")):
+        shown = _shown_paths(corpus, tmp_path)
+        assert [shown(p) for p in paths] == [display_path(corpus / p, tmp_path) for p in paths]
