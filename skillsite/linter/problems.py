@@ -30,10 +30,15 @@ def rule_of(rule_id: str) -> Rule:
 def make_problem(ctx: Context, rule_id: str, path: str, where: tuple[int, int],
                  message: str, severity: str | None = None) -> Problem | None:
     """A problem with its configured severity, or None when the rule is switched off."""
-    rule = rule_of(rule_id)
-    if not active(ctx, rule):
+    known = ctx.levels.get(rule_id)
+    if known is None:
+        rule = rule_of(rule_id)
+        known = ctx.levels[rule_id] = (active(ctx, rule), ctx.config.severity.get(rule_id),
+                                       rule.severity)
+    runs, configured, default = known
+    if not runs:
         return None
-    level = ctx.config.severity.get(rule_id) or severity or rule.severity
+    level = configured or severity or default
     return Problem(path, max(where[0], 1), max(where[1], 1), rule_id, level, redact(message))
 
 

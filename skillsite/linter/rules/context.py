@@ -24,6 +24,11 @@ class Context:
     texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
     #: The real path of each corpus root (see ``real_root``).
     real_roots: dict[str, Path] = field(default_factory=dict, compare=False, repr=False)
+    #: Per rule ID, whether the rule runs under the configuration and the severity its
+    #: findings get unless they name their own (``problems.make_problem``), worked out
+    #: once per run rather than for every problem.
+    levels: dict[str, tuple[bool, str | None, str]] = field(
+        default_factory=dict, compare=False, repr=False)
 
     def namespaces_of(self, root: Path | str) -> Namespaces:
         key = os.path.abspath(root)
