@@ -208,12 +208,12 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                     [sources.source(key) for key, c in included.items()
                      if c.name in names], ctx, root, stores.finisher()))
             clock.lap("settle content and index")
-            if collector is not None:
-                collector.finish(work)
-                clock.lap("vectors")
-            hashing = checksums_in_background(work, ("content", "index"),
-                                              out if reuse else None)
             with BackgroundWriter(work) as writer:
+                if collector is not None:
+                    collector.finish(work, writer.write)
+                    clock.lap("vectors")
+                hashing = checksums_in_background(work, ("content", "index"),
+                                                  out if reuse else None)
                 formats = _write_listings(work, root, included, cache,
                                           old if reuse else None, config_key, groups,
                                           writer.write)

@@ -10,6 +10,7 @@ after installing the extra embeds every skill.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import compress
 from pathlib import Path
@@ -85,9 +86,10 @@ class VectorCollector:
     def embedded(self) -> int:
         return len(self.texts)
 
-    def finish(self, work: Path) -> None:
-        """Write ``work/vectors/``; a build that changed no skill keeps the hard links to
-        the previous files."""
+    def finish(self, work: Path, write: Callable[[Path, bytes], None] | None = None) -> None:
+        """Write ``work/vectors/`` (``write``: see :func:`~skillsite.store.vectors.
+        write_vectors`); a build that changed no skill keeps the hard links to the
+        previous files."""
         import numpy as np
 
         if self.previous is not None and not self.gone:
@@ -116,7 +118,8 @@ class VectorCollector:
         signs = (np.concatenate([p[2] for p in parts]) if parts
                  else np.zeros((0, dims // 64), dtype=np.uint64))
         remove_vectors(work)
-        write_vectors(work, Vectors(self.model.version, kept_ids + names, rows, scales, signs))
+        write_vectors(work, Vectors(self.model.version, kept_ids + names, rows, scales, signs),
+                      write)
         self.cpu = time.process_time() - started
 
 

@@ -15,7 +15,9 @@ when vectors are read or written.
 """
 from __future__ import annotations
 
+import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import repeat
 from pathlib import Path
@@ -86,9 +88,11 @@ def sign_bits(unit: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view(np.uint64).reshape(len(unit), -1)
 
 
-def write_vectors(dist: Path, vectors: Vectors) -> None:
+def write_vectors(dist: Path, vectors: Vectors,
+                  write: Callable[[Path, bytes], None] | None = None) -> None:
     """The four files under ``dist/vectors/`` (replacing any, never writing through a hard
-    link to a previous build's file)."""
+    link to a previous build's file); ``write`` takes each path and its bytes instead
+    (the build writes on a thread)."""
     import numpy as np
 
     folder = dist / VECTORS_DIR
@@ -97,11 +101,19 @@ def write_vectors(dist: Path, vectors: Vectors) -> None:
              "count": len(vectors.ids), "ids": vectors.ids}
     for relative, array in ((ROWS, vectors.rows), (SCALES, vectors.scales),
                             (SIGNS, vectors.signs)):
+        if write is not None:
+            saved = io.BytesIO()
+            np.save(saved, np.ascontiguousarray(array), allow_pickle=False)
+            write(dist / relative, saved.getvalue())
+            continue
         (dist / relative).unlink(missing_ok=True)
         np.save(dist / relative, np.ascontiguousarray(array), allow_pickle=False)
+    text = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    if write is not None:
+        write(dist / INDEX, text)
+        return
     (dist / INDEX).unlink(missing_ok=True)
-    (dist / INDEX).write_text(json.dumps(index, ensure_ascii=False, separators=(",", ":")),
-                              encoding="utf-8")
+    (dist / INDEX).write_bytes(text)
 
 
 def remove_vectors(dist: Path) -> None:

@@ -39,6 +39,17 @@ def test_vectors_round_trip_and_find_themselves(tmp_path: Path) -> None:
     unit = model.embed(texts)
     rows, scales, signs = quantized(unit)
     write_vectors(tmp_path, Vectors(model.version, ["a", "b", "c", "d"], rows, scales, signs))
+    # The build hands the files to a writing thread: the same bytes.
+    from skillsite.builder.writer import BackgroundWriter
+    with BackgroundWriter(tmp_path / "threaded") as writer:
+        write_vectors(tmp_path / "threaded",
+                      Vectors(model.version, ["a", "b", "c", "d"], rows, scales, signs),
+                      writer.write)
+        written = writer.checksums()
+    assert sorted(written) == sorted(p.relative_to(tmp_path).as_posix()
+                                     for p in (tmp_path / "vectors").iterdir())
+    for name in written:
+        assert (tmp_path / "threaded" / name).read_bytes() == (tmp_path / name).read_bytes()
     back = read_vectors(tmp_path)
     assert back.model == model.version and back.ids == ["a", "b", "c", "d"]
     assert np.array_equal(back.rows, rows) and np.array_equal(back.signs, signs)
