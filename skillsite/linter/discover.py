@@ -319,7 +319,12 @@ class _Walker:
 
 def own_path(doc: Document) -> str:
     """The path of ``doc``'s file below its corpus root, with ``/`` separators."""
-    return relative_path(os.path.abspath(doc.source.path), os.path.abspath(doc.source.root))
+    # The absolute folder links.folder_of worked out for the rules, when it did: the
+    # file's absolute path is that folder and its name, without a second abspath.
+    folder, name = doc.derived.get("folder"), os.path.basename(doc.source.path)
+    path = (os.path.join(folder, name) if folder is not None and name not in ("", ".", "..")
+            else os.path.abspath(doc.source.path))
+    return relative_path(path, os.path.abspath(doc.source.root))
 
 
 def relative_path(path: str, top: str) -> str:

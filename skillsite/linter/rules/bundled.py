@@ -55,11 +55,12 @@ def _each_link(doc: Document, ctx: Context) -> Iterator[tuple[str | None, Link]]
     if doc.source.kind != "skill-md":
         return
     root = _skill_root(doc)
-    corpus = os.path.abspath(doc.source.root)
+    corpus = None  # worked out for the first link of a bundled file (most skills have none)
     for rel, links in references(doc, ctx.config.max_file_size).links.items():
         if _TEMPLATE.search(rel):
             continue
         for link in links:
+            corpus = os.path.abspath(doc.source.root) if corpus is None else corpus
             yield rel, _from_root(link, root, corpus)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.config import Config
+from skillsite.linter.links import folder_of
 from skillsite.linter.namespaces import Namespace, Namespaces
 from skillsite.models import Document
 
@@ -47,7 +48,9 @@ class Context:
     def _namespace(self, doc: Document) -> Namespace:
         tree = doc.source.tree  # a SKILL.md's folders as discovery listed them
         names = [name for name, _ in tree[""]] if tree else None
-        return self.namespaces_of(doc.source.root).of(os.path.abspath(doc.source.path), names)
+        # The file's absolute folder (as links.folder_of works it out, once per document)
+        # and a name stand for its absolute path: Namespaces.of takes the folder of it.
+        return self.namespaces_of(doc.source.root).of(os.path.join(folder_of(doc), "_"), names)
 
     def real_root(self, doc: Document) -> Path:
         """The real path of the document's corpus root, worked out once per root."""
