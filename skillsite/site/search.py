@@ -33,7 +33,7 @@ from skillsite.linter.children import dies_with_parent
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
-from skillsite.site.writing import link_tree
+from skillsite.site.writing import link_tree, remove_tree, write_files
 
 PAGEFIND_TIMEOUT = 1800
 #: How many bundles the stubs are hashed into (empty ones are not built). Measured at 10k
@@ -118,16 +118,13 @@ def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: l
     if kept and previous is not None:
         link_tree(previous, output, tuple(sorted(set(os.listdir(previous)) - kept)))
     try:
-        for key, html in stubs.items():
-            if key.split("/", 1)[0] not in kept:
-                path = _stub_path(scratch, key)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_bytes(html.encode("utf-8"))
+        write_files((str(_stub_path(scratch, key)), html.encode("utf-8"))
+                    for key, html in stubs.items() if key.split("/", 1)[0] not in kept)
         for bundle in bundles:
             if bundle not in kept:
                 run_pagefind(scratch / bundle, output / bundle)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        remove_tree(scratch)
 
 
 def run_pagefind(stubs: Path, output: Path) -> None:

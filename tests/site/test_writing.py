@@ -9,8 +9,9 @@ from typing import Any
 
 import pytest
 
+from skillsite.site import writing
 from skillsite.site.markup import href
-from skillsite.site.writing import link_tree, write_new
+from skillsite.site.writing import link_tree, remove_tree, write_files, write_new
 
 
 def _tree(root: Path) -> Path:
@@ -56,3 +57,25 @@ def test_href_is_posix_relpath() -> None:
     for here, there in itertools.product(folders, folders):
         expected = posixpath.relpath(there or ".", here or ".")
         assert href(here, there) == ("./" if expected == "." else expected + "/"), (here, there)
+
+
+@pytest.mark.parametrize("count", [3, writing.APART_FROM + writing.WRITER_BATCH + 7])
+def test_write_files_writes_each_file_then_remove_tree_removes_them(tmp_path: Path,
+                                                                     count: int) -> None:
+    # Past APART_FROM files a child process writes them, in batches.
+    files = {str(tmp_path / "out" / str(n % 5) / f"s{n}" / "index.html"): f"<p>{n}\u00e9</p>".encode()
+             for n in range(count)}
+    write_files(iter(files.items()))
+    found = {str(p): p.read_bytes() for p in (tmp_path / "out").rglob("*") if p.is_file()}
+    assert found == files
+    remove_tree(tmp_path / "out")
+    assert not (tmp_path / "out").exists()
+    remove_tree(tmp_path / "out")  # nothing there: nothing to do
+
+
+def test_write_files_says_why_it_failed(tmp_path: Path) -> None:
+    (tmp_path / "blocked").write_text("a file where a folder should be")
+    files = [(str(tmp_path / "blocked" / f"s{n}" / "index.html"), b"x")
+             for n in range(writing.APART_FROM)]
+    with pytest.raises(OSError, match="writing files failed"):
+        write_files(files)
