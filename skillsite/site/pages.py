@@ -8,6 +8,7 @@ rendered again; its Markdown is the hard-linked file of the previous docs tree.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -47,23 +48,41 @@ ASSETS = Path(__file__).with_name("assets")
 PARALLEL_FROM = 300
 
 
+Item = tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]
+
+
 @dataclass
 class Plan:
     skills: list[SiteSkill]
     listed: list[Listed]
-    published: dict[str, dict[str, str]] = field(default_factory=dict)  # name -> files
     changed: set[str] = field(default_factory=set)   # names whose input key changed
     keys: dict[str, dict[str, Any]] = field(default_factory=dict)
     rendered: int = 0
-    kept: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = field(
-        default_factory=list)                          # the pages not rendered again
+    #: The skills whose pages are not rendered again (:meth:`item` makes their items).
+    kept: list[SiteSkill] = field(default_factory=list)
     groups: SiteGroups = field(default_factory=SiteGroups)
     served: dict[str, str] = field(default_factory=dict)  # id -> name in the index
     #: The pages to render: (skill, its folder, file URLs, flags, context without slugs).
-    todo: list[tuple[SiteSkill, str, dict[str, str], list[Flag], PageContext]] = field(
-        default_factory=list)
+    todo: list[Item] = field(default_factory=list)
     #: Set up of the render workers: (content store, corpus root, locations, slugs).
     setup: tuple[Any, ...] = ()
+    #: What :meth:`item` needs: each skill's flags from its files, the security rules,
+    #: every skill's tags, and the corpus's repository and commit.
+    file_flags: dict[str, list[Flag]] = field(default_factory=dict)
+    security: frozenset[str] = frozenset()
+    tags: dict[str, list[str]] = field(default_factory=dict)
+    source: tuple[str, str] = ("", "")
+
+    def item(self, skill: SiteSkill) -> Item:
+        """What rendering ``skill``'s page takes: (skill, its folder, file URLs, flags,
+        context without slugs)."""
+        published = published_files(skill)
+        urls = file_urls(published) if published else {}
+        flags = self.file_flags[skill.name] + problem_flags(skill, self.security) \
+            + name_flags(skill)
+        context = _context(skill, self.groups, self.tags, urls,
+                           artifact_url(skill, self.served.get(skill.name, "")), self.source)
+        return skill, skill.folder, urls, flags, context
 
 
 def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], dist: Path,
@@ -73,10 +92,11 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     processes. Nothing is rendered yet: see :func:`render`. ``catalog``: the plugins and
     collections of the catalog, when already read."""
     security = security_rules()
-    repository, commit = repository_of(root)
+    source = repository_of(root)
     slugs = {s.name: s.slug for s in skills}
     tags = {s.name: s.tags for s in skills}
-    result = Plan(skills, [], groups=load_groups(dist, catalog), served=served_names(skills))
+    result = Plan(skills, [], groups=load_groups(dist, catalog), served=served_names(skills),
+                  security=security, tags=tags, source=source)
     inputs = {s.name: _input_key(s) for s in skills}
     known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
@@ -86,26 +106,20 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     with _Workers(result.setup, jobs, len(fresh)) as workers:
         flags = list(workers.map(_flags_one, fresh))
     known.update(zip((s.name for s in fresh), flags, strict=True))
+    result.file_flags = known
+    shared = [PAGE_VERSION, sorted(security), *source]
     for skill in skills:
         before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
-        published = published_files(skill)
-        result.published[skill.name] = published
-        all_flags = flags + problem_flags(skill, security) + name_flags(skill)
-        urls = file_urls(published) if published else {}
-        context = _context(skill, result.groups, tags, urls,
-                           artifact_url(skill, result.served.get(skill.name, "")),
-                           (repository, commit))
-        page_key = _page_key(skill, key, all_flags, context, slugs)
+        page_key = _page_key(skill, key, flags, shared, result)
         result.keys[skill.name] = {
             "input": key, "page": page_key,
             "flags": [[f.kind, f.rule, f.path, f.line, f.detail] for f in flags],
             "digest": before.get("digest") if before.get("input") == key else None}
         result.listed.append(Listed(skill, skill.level != "none"))
-        item = (skill, skill.folder, urls, all_flags, context)
         if before.get("page") != page_key:
-            result.todo.append(item)
+            result.todo.append(result.item(skill))
         else:
-            result.kept.append(item)
+            result.kept.append(skill)
     return result
 
 
@@ -166,26 +180,42 @@ def _locations(skills: list[SiteSkill]) -> dict[str, str]:
 
 
 def _input_key(skill: SiteSkill) -> str:
-    stored = sorted(skill.stored.items())
-    # repr(), not json.dumps (its Python layer cost 0.4 s at 100k skills): of strings and
-    # lists of them, as unambiguous.
-    blob = repr([PAGE_VERSION, skill.sha256, skill.path, skill.format, skill.files, stored])
-    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
+    return _digest([PAGE_VERSION, skill.sha256, skill.path, skill.format, skill.files,
+                    sorted(skill.stored.items())])
 
 
-def _page_key(skill: SiteSkill, key: str, flags: list[Flag], context: PageContext,
-              slugs: dict[str, str]) -> str:
-    neighbours = sorted({*skill.depends_on, *skill.dependents, *skill.links_to,
-                         *skill.linked_from, *skill.related})
-    # repr() of vars(): asdict() deep-copies every skill (0.4 ms a page) and json.dumps
-    # took most of an incremental plan. The same skill gives the same repr (its dicts are
-    # filled in the same order each build); an order that changed would only render the
-    # page again.
-    blob = repr([key, vars(skill), flags, context.files,
-                 context.artifact, context.repository, context.commit, context.repo,
-                 context.marketplace, context.plugin_page, context.shared_tags,
-                 [slugs.get(n) for n in neighbours]])
-    return hashlib.sha256(blob.encode("utf-8", "surrogateescape")).hexdigest()
+def _page_key(skill: SiteSkill, key: str, flags: list[Flag], shared: list[Any],
+              plan: Plan) -> str:
+    """The key of everything the skill's page shows: the skill (every field: its
+    neighbours' slugs, its files' URLs, its flags from problems and name and the plugin
+    page are made from them), its input key and flags from its files, ``shared`` (what
+    is the same for every page) and what comes from other skills or the groups: the
+    name it is served under, its related skills' tags, its collection's repository and
+    its plugin's marketplace. Each :meth:`Plan.item` takes from these alone."""
+    state = dict(vars(skill))
+    state["problems"] = [(p.path, p.line, p.column, p.rule, p.severity, p.message)
+                         for p in skill.problems]
+    plugin = plan.groups.plugin(skill) if skill.plugin else None
+    return _digest([key, state, [(f.kind, f.rule, f.path, f.line, f.detail) for f in flags],
+                    shared, plan.served.get(skill.name, ""),
+                    [plan.tags.get(name) for name in skill.related],
+                    plan.groups.repo(skill.collection),
+                    str((plugin or {}).get("marketplace") or "")])
+
+
+def _digest(value: list[Any]) -> str:
+    """The sha256 of ``value`` (strings, numbers, lists, tuples and dicts of them) as
+    marshal's version 2 writes it: by value alone (no references, which version 3 and
+    later write by reference count), in C (a ``repr`` of every skill's fields was most
+    of an incremental plan: 200 MB of text at 100k skills). A value marshal refuses
+    (a date in front matter, say) is keyed by its ``repr``; dicts are taken in their
+    order, which is the same each build for the same skill (an order that changed would
+    only render the page again)."""
+    try:
+        blob = b"m" + marshal.dumps(value, 2)
+    except ValueError:
+        blob = b"r" + repr(value).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(blob).hexdigest()
 
 
 class _Workers:

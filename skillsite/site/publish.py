@@ -20,7 +20,7 @@ from skillsite.site.groups import group_pages
 from skillsite.site.index_pages import Corpus, listing_pages
 from skillsite.site.mkdocs_run import SETTINGS
 from skillsite.site.pages import ASSETS, Plan
-from skillsite.site.published_files import copy_files, stored_bytes
+from skillsite.site.published_files import copy_files, published_files, stored_bytes
 from skillsite.site.skill_md import generated_skill_md
 from skillsite.site.writing import write_new
 
@@ -145,7 +145,7 @@ def publish_files(site: Path, dist: Path, plan: Plan, reuse: bool) -> None:
         for skill in plan.skills:
             if not reuse or skill.name in plan.changed:
                 copy_files(store, skill, site / "skills" / skill.slug,
-                           plan.published[skill.name])
+                           published_files(skill))
 
 
 def publish_discovery(site: Path, plan: Plan, dist: Path, reuse: bool,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import marshal
 import os
 import shutil
 import time
@@ -58,6 +59,10 @@ STAMP = True
 #: Where parts of the site are written while mkdocs builds ``site/`` (inside the new dist).
 STAGED_SITE, STAGED_SEARCH = ".site-staged", ".site-pagefind"
 STAGED_VIEW = ".site-view"
+#: The keys of every page (see :mod:`~skillsite.site.pages`) and docs file, in the site
+#: cache: marshal, not JSON (100k skills' keys: 0.03 s to write against 0.24 s, and more
+#: beside the build's other threads).
+KEYS = "keys.bin"
 #: The search stubs of every skill, ``bundle/slug`` -> HTML, in the site cache.
 STUBS = "stubs.json"
 #: Where the stubs of the bundles to index are written as pages for Pagefind.
@@ -188,7 +193,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes, "shell": shell}
-    write_if_changed(cache / "keys.json", json.dumps(keys, sort_keys=True))
+    write_if_changed(cache / KEYS, marshal.dumps(keys))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
@@ -336,8 +341,8 @@ def _old_keys(previous: Path | None, fingerprint: str) -> dict[str, Any]:
     if previous is None or not (previous / "site").is_dir():
         return {}
     try:
-        keys = json.loads((previous / CACHE / "keys.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        keys = marshal.loads((previous / CACHE / KEYS).read_bytes())
+    except (OSError, ValueError, EOFError, TypeError):
         return {}
     if not isinstance(keys, dict) or keys.get("fingerprint") != fingerprint:
         return {}

@@ -25,6 +25,7 @@ from typing import Any
 from skillsite.models import PhaseClock
 from skillsite.site import pages, stamp
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
+from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import run_mkdocs
 from skillsite.site.publish import remove_gone, utf8_text
 
@@ -90,7 +91,7 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         key = hashlib.sha256(shell.encode("utf-8")).hexdigest()
         (docs.parent / "shell.html").write_text(shell, encoding="utf-8")
         if key != old_shell:       # every page shows the shell: all are stamped again
-            plan.todo += plan.kept
+            plan.todo += map(plan.item, plan.kept)
             plan.kept = []
         remove_gone(site, set(hashes), plan)
         _sitemap(output, [s.slug for s in plan.skills])
@@ -110,15 +111,15 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
 def _samples(plan: pages.Plan) -> list[Any]:
     """A few skill pages to check: the first, and those whose name, title and
     description hold the most characters other than letters and digits."""
-    items = sorted([*plan.todo, *plan.kept], key=lambda item: item[0].slug)
-    if not items:
+    skills = sorted(plan.skills, key=lambda skill: skill.slug)
+    if not skills:
         return []
 
-    def odd(item: Any) -> int:
-        skill = item[0]
+    def odd(skill: SiteSkill) -> int:
         return len(f"{skill.name}{skill.title}{skill.description}".translate(_PLAIN))
 
-    return [items[0], *heapq.nlargest(SAMPLES - 1, items[1:], key=odd)]
+    chosen = [skills[0], *heapq.nlargest(SAMPLES - 1, skills[1:], key=odd)]
+    return [plan.item(skill) for skill in chosen]
 
 
 def _sitemap(output: Path, slugs: list[str]) -> None:
