@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import shlex
-from dataclasses import replace
+from typing import Any
 
 from skillsite.site.data import SiteSkill
 from skillsite.site.discovery import served_names
+from skillsite.site.groups import SiteGroups
 from skillsite.site.install import Where, install_html
-from skillsite.site.pages import _page_key
-from skillsite.site.skill_page import PageContext
+from skillsite.site.pages import Plan, _page_key
 
 
 def _skill(skill_id: str, name: str) -> SiteSkill:
@@ -41,15 +41,34 @@ def test_commands_quote_every_value_and_install_under_the_served_name() -> None:
 
 
 def test_what_the_install_box_and_relations_show_is_in_the_page_key() -> None:
-    """A page is rendered again when its plugin's marketplace, the repository, its
-    plugin's page or the tags it shares change, even if the skill did not."""
+    """A page is rendered again when its plugin's marketplace, the repository, the name
+    it is served under, its plugin's page or the tags it shares change, even if the skill
+    did not: each changes what its page is rendered from (its item) and its key."""
     skill = _skill("toolbox:lint-docs", "lint-docs")
-    base = PageContext({}, {}, "", repo="acme/skills", marketplace="acme-tools",
-                       plugin_page="plugins/toolbox", shared_tags={"other": ["docs"]})
-    key = _page_key(skill, "input", [], base, {})
-    for change in ({"repo": "acme/other"}, {"marketplace": "acme-docs"},
-                   {"plugin_page": "plugins/toolbox2"}, {"shared_tags": {"other": ["x"]}}):
-        assert _page_key(skill, "input", [], replace(base, **change), {}) != key, change
+    skill.plugin, skill.related, skill.tags = "toolbox", ["other"], ["docs"]
+
+    def plan(**change: Any) -> Plan:
+        made: dict[str, Any] = {
+            "groups": SiteGroups([{"name": "toolbox", "marketplace": "acme-tools"}], [],
+                                 {"": "acme/skills"}),
+            "served": {skill.name: "lint-docs"}, "file_flags": {skill.name: []},
+            "tags": {skill.name: ["docs"], "other": ["docs"]}}
+        return Plan([skill], [], **{**made, **change})
+
+    def key(plan: Plan) -> str:
+        return _page_key(skill, "input", [], ["shared"], plan)
+
+    base = plan()
+    for change in ({"groups": SiteGroups([{"name": "toolbox", "marketplace": "acme-docs"}],
+                                         [], {"": "acme/skills"})},
+                   {"groups": SiteGroups([{"name": "toolbox", "marketplace": "acme-tools"}],
+                                         [], {"": "acme/other"})},
+                   {"served": {}}, {"tags": {skill.name: ["docs"], "other": ["x"]}}):
+        assert plan(**change).item(skill) != base.item(skill), change
+        assert key(plan(**change)) != key(base), change
+    before, page = key(base), base.item(skill)
+    skill.collection = "kit"  # its plugin's page is another
+    assert base.item(skill)[4].plugin_page != page[4].plugin_page and key(base) != before
 
 
 def test_a_skill_whose_name_others_share_says_why_it_has_no_download() -> None:
