@@ -18,7 +18,7 @@ import json
 import os
 import re
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -168,13 +168,28 @@ def index_text(document: dict[str, Any]) -> str:
     return f'{head[:-2]},\n "skills": [\n{items}\n ]\n}}'
 
 
-def write_index(site: Path, entries: list[dict[str, str]]) -> None:
+def write_index(site: Path, entries: list[dict[str, str]],
+                kept: Iterable[str] | None = None) -> None:
     """The index of ``entries``; the artifacts of skills that are gone (linked from the
-    previous build's site) are removed."""
+    previous build's site) are removed. ``kept``: the paths in the site of every file the
+    previous build left there (see :func:`~skillsite.site.publish.publish_discovery`),
+    when known; else the index's folder is walked (100k files at 100k skills)."""
     document = {"$schema": SCHEMA, "skills": sorted(entries, key=lambda e: e["name"])}
     write_if_changed(site / INDEX_DIR / "index.json", index_text(document) + "\n")
     wanted = {e["url"] for e in entries} | {"index.json"}
     folder = site / INDEX_DIR
+    if kept is not None:
+        # What this build wrote is wanted: only what it kept can be gone.
+        prefix = f"site/{INDEX_DIR}/"
+        gone = [path[len(prefix):] for path in kept
+                if path.startswith(prefix) and path[len(prefix):] not in wanted]
+        for path in gone:
+            (folder / path).unlink(missing_ok=True)
+        for parent in sorted({os.path.dirname(path) for path in gone}, reverse=True):
+            while parent and not os.listdir(folder / parent):
+                os.rmdir(folder / parent)
+                parent = os.path.dirname(parent)
+        return
     start = len(os.path.join(folder, ""))
     for parent, _dirs, names in os.walk(folder, topdown=False):
         for name in names:

@@ -160,8 +160,10 @@ def _stats(listed: list[Listed], problems: list[Problem], corpus: Corpus,
     if kinds:
         counts.append(f"<li><strong>{kinds}</strong> "
                       f"{link('categories/', _plural(kinds, 'category', 'categories'))}</li>")
+    # One pass, and the trust level as SiteSkill.level reads it, without the property.
+    levels = Counter(item.skill.trust.get("level") for item in listed)
     for level in ("high", "review"):
-        found = sum(1 for item in listed if item.skill.level == level)
+        found = levels[level]
         if found:
             counts.append(f"<li><strong>{found}</strong> "
                           f"{link(f'skills/?trust={level}', LEVELS[level])}</li>")

@@ -28,7 +28,7 @@ import marshal
 import os
 import shutil
 import time
-from collections.abc import Callable, Container
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -237,7 +237,7 @@ def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int
 def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
                        entries: Future[None] | None, search: Future[None],
                        clock: PhaseClock, *, files: bool = True,
-                       kept: Container[str] | None = None) -> None:
+                       kept: dict[str, Any] | None = None) -> None:
     """Once mkdocs has built ``site``: the supporting files (unless the stamping workers
     wrote them: ``files``), the discovery artifacts (staged while mkdocs ran, or written
     now) and the search bundles Pagefind made."""
@@ -264,13 +264,14 @@ def _corpus(root: Path, config: Path, plan: pages.Plan) -> Corpus:
 
 
 def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool,
-               kept: Container[str] | None = None) -> None:
+               kept: dict[str, Any] | None = None) -> None:
     """The discovery artifacts and index, under ``site`` (``kept``: see
     :func:`~skillsite.site.publish.publish_discovery`)."""
-    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse, kept))
+    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse, kept),
+                          kept if reuse else None)
 
 
-def _kept_files(previous: Path) -> Container[str] | None:
+def _kept_files(previous: Path) -> dict[str, Any] | None:
     """The files the site linked from ``previous`` holds (those its manifest lists: the
     check compared them; the check read it, and it is kept read), or None."""
     files = (read_manifest(previous) or {}).get("files")

@@ -129,19 +129,43 @@ def test_a_new_skill_builds_as_in_a_clean_build(
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
 
 
+def test_neighbours_are_kept_while_the_graph_is_and_made_again_when_tags_change(
+        tmp_path: Path, make_build: Callable[..., Any]) -> None:
+    """Each skill's neighbours (related skills by shared tags among them) are kept from
+    the previous build while graph.json and the tags are the same, and made again when a
+    tag changes: as in a clean build either way."""
+    first = make_build(tmp_path)
+    kept = first.dist / "site-cache" / "neighbours.bin"
+    inode = kept.stat().st_ino
+    _edit(tmp_path / "corpus")
+    assert make_build(tmp_path).site.incremental and kept.stat().st_ino == inode
+    page = tmp_path / "corpus" / "wiki" / "delta-notes.md"
+    page.write_text(page.read_text().replace("tags: [release, notes]", "tags: [notes]"))
+    result = make_build(tmp_path)
+    assert result.site.incremental and kept.stat().st_ino != inode
+    ours, theirs = _hashes(result.dist / "site"), _hashes(make_build(tmp_path, "clean").dist
+                                                          / "site")
+    assert ours.keys() == theirs.keys()
+    assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
+
+
 def test_a_bundle_left_empty_is_gone_as_in_a_clean_build(
         tmp_path: Path, make_build: Callable[..., Any]) -> None:
     make_build(tmp_path)
     gone = tmp_path / "corpus" / "wiki" / "hostile-page.md"
     alone = bundle_of("hostile-page")
-    before = {p.name for p in (make_build(tmp_path).dist / "site" / "pagefind").iterdir()}
+    built = make_build(tmp_path).dist / "site"
+    before = {p.name for p in (built / "pagefind").iterdir()}
     assert alone in before
+    artifacts = built / ".well-known" / "agent-skills"
+    assert [p for p in artifacts.rglob("*") if p.name.startswith("hostile-page")]
     gone.unlink()
     result = make_build(tmp_path)
     assert result.site.incremental
     site = result.dist / "site"
     assert {p.name for p in (site / "pagefind").iterdir()} == before - {alone}
     assert not (result.dist / ".site-stubs").exists()      # the stubs' scratch pages
+    assert not [p for p in artifacts.rglob("*") if p.name.startswith("hostile-page")]
     ours, theirs = _hashes(site), _hashes(make_build(tmp_path, "clean").dist / "site")
     assert ours.keys() == theirs.keys()
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
