@@ -72,6 +72,10 @@ class SiteSkill:
     #: The name its own file gives (the id without collection and plugin): the folder
     #: name a client installs it under.
     short_name: str = ""
+    #: The key of what the content store gave of it (:func:`parts_key` of its title,
+    #: metadata, headings, files and kept files), or "" (a skill not read by
+    #: :func:`load_site`).
+    parts_key: str = ""
 
     @property
     def level(self) -> str:
@@ -127,11 +131,12 @@ def load_site(dist: Path, root: Path, problems: list[Problem],
     times = [_git_time(record.get("changed")) for record in catalog]
     undated = [record for record, at in zip(catalog, times, strict=True) if not at]
     mtimes = _Mtimes(str(root), [record["path"] for record in undated])
-    parts = _stored_parts(dist, previous)
+    parts, keys = _stored_parts(dist, previous)
     for record, at in zip(catalog, times, strict=True):
         key = record["id"]
         title, metadata, headings, files, stored = parts.get(key) or _NOTHING
         skill = _skill(record, title, metadata, headings, files, at)
+        skill.parts_key = keys.get(key) or parts_key(_NOTHING)
         start = skill.folder + "/" if skill.folder else ""
         skill.stored = {start + path: digest for path, digest in stored}
         skills[key] = skill
@@ -152,17 +157,28 @@ def load_site(dist: Path, root: Path, problems: list[Problem],
 Parts = tuple[str, dict[str, Any], list[str], list[str], list[tuple[str, str]]]
 _NOTHING: Parts = ("", {}, [], [], [])
 #: Where the parts of each content shard are kept, in the site cache (``NN.sqlite`` ->
-#: ``NN.bin``: marshal of the shard's (size, mtime_ns, inode) and its parts by name).
+#: ``NN.bin``: marshal of the shard's (size, mtime_ns, inode), its parts by name and the
+#: key of each skill's parts, see :func:`parts_key`).
 PARTS = "site-cache/skills"
-_PARTS_VERSION = 1
+_PARTS_VERSION = 2
 
 
-def _stored_parts(dist: Path, previous: Path | None) -> dict[str, Parts]:
+def parts_key(parts: Parts) -> str:
+    """The sha256 of a skill's parts, as marshal's version 2 writes them (by value):
+    made once when their shard is read, and kept with them, so that a page's key need
+    not take them again (they are half of every skill's fields)."""
+    return hashlib.sha256(marshal.dumps(parts, 2)).hexdigest()
+
+
+def _stored_parts(dist: Path, previous: Path | None
+                  ) -> tuple[dict[str, Parts], dict[str, str]]:
     """The parts of every skill in ``dist``'s content store, by name. A shard whose size,
     mtime and inode are those recorded with its parts in ``previous`` (an unchanged shard
     the build hard-linked: the content store never writes a linked shard in place) takes
-    those parts and links their file; the others are read, and their parts written."""
+    those parts and links their file; the others are read, and their parts written.
+    Returns the parts and their keys (:func:`parts_key`), by name."""
     found: dict[str, Parts] = {}
+    keys: dict[str, str] = {}
     into = dist / PARTS
     into.mkdir(parents=True, exist_ok=True)
     content = dist / "content"
@@ -174,21 +190,28 @@ def _stored_parts(dist: Path, previous: Path | None) -> dict[str, Parts]:
             before = previous / PARTS / name if previous is not None else None
             kept = _kept_parts(before, seen) if before is not None else None
             if before is not None and kept is not None:
-                found.update(kept)
+                found.update(kept[0])
+                keys.update(kept[1])
                 os.link(before, into / name)
                 continue
             parts = store.site_parts(shard)
+            made = {key: parts_key(value) for key, value in parts.items()}
             found.update(parts)
-            write_new(into / name, marshal.dumps((seen, parts)))
-    return found
+            keys.update(made)
+            write_new(into / name, marshal.dumps((seen, parts, made)))
+    return found, keys
 
 
-def _kept_parts(path: Path, seen: tuple[int, ...]) -> dict[str, Parts] | None:
+def _kept_parts(path: Path, seen: tuple[int, ...]
+                ) -> tuple[dict[str, Parts], dict[str, str]] | None:
     try:
-        recorded, parts = marshal.loads(path.read_bytes())
+        recorded, parts, keys = marshal.loads(path.read_bytes())
     except (OSError, ValueError, EOFError, TypeError):
         return None
-    return parts if tuple(recorded) == seen and isinstance(parts, dict) else None
+    if tuple(recorded) != seen or not isinstance(parts, dict) or not isinstance(keys, dict) \
+            or keys.keys() != parts.keys():
+        return None
+    return parts, keys
 
 
 @dataclass

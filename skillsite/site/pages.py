@@ -179,7 +179,15 @@ def _locations(skills: list[SiteSkill]) -> dict[str, str]:
     return found
 
 
+#: The fields of a skill that its parts key stands for (see data.parts_key); its title
+#: is taken as it is (a catalog name can stand in for it).
+_IN_PARTS = ("metadata", "headings", "files", "stored")
+
+
 def _input_key(skill: SiteSkill) -> str:
+    if skill.parts_key:  # its files and kept files are in the parts
+        return _digest([PAGE_VERSION, skill.sha256, skill.path, skill.format,
+                        skill.parts_key])
     return _digest([PAGE_VERSION, skill.sha256, skill.path, skill.format, skill.files,
                     sorted(skill.stored.items())])
 
@@ -193,6 +201,9 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], shared: list[Any],
     name it is served under, its related skills' tags, its collection's repository and
     its plugin's marketplace. Each :meth:`Plan.item` takes from these alone."""
     state = dict(vars(skill))
+    if skill.parts_key:
+        for name in _IN_PARTS:
+            del state[name]
     state["problems"] = [(p.path, p.line, p.column, p.rule, p.severity, p.message)
                          for p in skill.problems]
     plugin = plan.groups.plugin(skill) if skill.plugin else None

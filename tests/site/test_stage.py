@@ -323,10 +323,10 @@ def test_the_parts_of_unchanged_shards_are_kept_and_a_changed_record_is_not_used
     assert again.keys() == inodes.keys()
     assert 0 < sum(again[n] == inodes[n] for n in again) == len(again) - 1  # alpha's shard
     for path in parts.iterdir():  # every skill's title, as a damaged cache would say
-        seen, found = marshal.loads(path.read_bytes())
+        seen, found, keys = marshal.loads(path.read_bytes())
         found = {name: ("TAMPERED", *rest[1:]) for name, rest in found.items()}
         path.unlink()
-        path.write_bytes(marshal.dumps((seen, found)))
+        path.write_bytes(marshal.dumps((seen, found, keys)))
     _edit_description(tmp_path / "corpus")
     third = make_build(tmp_path)
     assert not third.site.incremental and second.site.incremental
