@@ -362,7 +362,7 @@ def _neighbours(skills: dict[str, SiteSkill], dist: Path, previous: Path | None)
     build)."""
     graph = (dist / "graph.json").read_bytes()
     digest = hashlib.sha256(graph).digest()
-    names = [list(skills), [skill.tags for skill in skills.values()]]
+    names: list[list[Any]] = [list(skills), [skill.tags for skill in skills.values()]]
     kept = _kept_neighbours(previous / NEIGHBOURS_FILE, digest, names) \
         if previous is not None else None
     target = dist / NEIGHBOURS_FILE
