@@ -219,7 +219,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                           writer.write)
                 clock.lap("catalog, graph, cache")
                 site_result = _site(work, root, problems, out if reuse else None, site, jobs,
-                                    clock)
+                                    clock, writer)
                 # Last, so that it covers every file of the new dist/, the site's too.
                 write_manifest(work, {**_manifest_fields(formats, backend, problems),
                                       "repositories": groups.repositories},
@@ -244,11 +244,22 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
 
 
 
+#: The files of the new dist/ that the site reads, which the writing thread may still be
+#: writing when the site stage starts.
+SITE_READS = ("catalog.json", "graph.json", "groups.json")
+
+
 def _site(work: Path, root: Path, problems: list[Problem], previous: Path | None,
-          site: tuple[bool, Path | None], jobs: int | None, clock: PhaseClock) -> Any:
-    """The catalog site, with ``site[0]`` (see :func:`build`); else None."""
+          site: tuple[bool, Path | None], jobs: int | None, clock: PhaseClock,
+          writer: BackgroundWriter) -> Any:
+    """The catalog site, with ``site[0]`` (see :func:`build`); else None. It starts once
+    the writing thread has written the files it reads (:data:`SITE_READS`)."""
     if not site[0]:
         return None
+    for name in SITE_READS:
+        written = writer.written.get(name)
+        if written is not None:
+            written.result()
     from skillsite.site import build_site
     result = build_site(work, root, problems, previous=previous, mkdocs_config=site[1],
                         jobs=jobs)

@@ -298,6 +298,26 @@ def test_your_own_pages_follow_their_edits_in_both_incremental_paths(tmp_path: P
     assert (dist / "site" / "skills" / "epsilon-new" / "index.html").is_file()
 
 
+def test_the_site_waits_for_the_files_the_writing_thread_still_writes(
+        tmp_path: Path, make_build: Callable[..., Any], monkeypatch: Any) -> None:
+    """The builder writes catalog.json, graph.json and groups.json on a thread; the site
+    stage reads them only once they are written, however late the thread is."""
+    import time
+
+    from skillsite.builder import writer
+
+    opened = writer._File.open
+
+    def late(self: Any) -> None:
+        if self.path.name in ("catalog.json", "graph.json", "groups.json"):
+            time.sleep(0.5)
+        opened(self)
+
+    monkeypatch.setattr(writer._File, "open", late)
+    result = make_build(tmp_path)
+    assert result.site.pages == 8
+
+
 def test_no_site_skips_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     shutil.copytree(FIXTURE, corpus)
