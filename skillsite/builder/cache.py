@@ -22,6 +22,7 @@ import os
 import zlib
 from array import array
 from collections.abc import Callable, Container, Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
@@ -357,9 +358,15 @@ def _patched(values: array[int], keys: list[str], width: int,
     of the keys in ``changes`` replaced: cheaper than making the array again from 100k
     records when only a few moved."""
     values = array("q", values)
-    for number, key in enumerate(keys) if changes else ():
-        if key in changes:
-            values[number * width:(number + 1) * width] = array("q", changes[key])
+    if len(changes) <= 16:  # a search in C each, where the loop below is Python's
+        found = []
+        for key in changes:
+            with suppress(ValueError):
+                found.append((keys.index(key), key))
+    else:
+        found = [(number, key) for number, key in enumerate(keys) if key in changes]
+    for number, key in found:
+        values[number * width:(number + 1) * width] = array("q", changes[key])
     return values
 
 

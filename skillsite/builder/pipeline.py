@@ -87,8 +87,9 @@ from skillsite.version import __version__
 Progress = Callable[[int, int], None]
 SKILL_KINDS = ("skill-md", "skill-toml", "skill-json")
 # Fields of the 100k records read in loops that stay in C (map, compress, filter).
-_FOUND, _IS_SKILL, _NAME, _FORMAT, _CATALOG_JSON = (
-    attrgetter(name) for name in ("found", "is_skill", "name", "format", "catalog_json"))
+_FOUND, _IS_SKILL, _NAME, _FORMAT, _CATALOG_JSON, _SEVERITY = (
+    attrgetter(name) for name in ("found", "is_skill", "name", "format", "catalog_json",
+                                  "severity"))
 
 
 class BuildFailed(SkillsiteError):
@@ -419,11 +420,12 @@ def _manifest_fields(formats: Counter[str], backend: str,
                      problems: list[Problem]) -> dict[str, Any]:
     epoch = os.environ.get("SOURCE_DATE_EPOCH")
     built = time.gmtime(int(epoch) if epoch and epoch.isdigit() else time.time())
+    severities = Counter(map(_SEVERITY, problems))  # (in C: 35k problems at 100k skills)
     return {
         "skillsite_version": __version__,
         "build_time": time.strftime("%Y-%m-%dT%H:%M:%SZ", built),
         "index_backend": backend,
         "counts": {"skills": sum(formats.values()), "formats": dict(sorted(formats.items())),
-                   "errors": sum(p.severity == ERROR for p in problems),
-                   "warnings": sum(p.severity != ERROR for p in problems)},
+                   "errors": (errors := severities[ERROR]),
+                   "warnings": len(problems) - errors},
     }
