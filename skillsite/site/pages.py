@@ -66,9 +66,10 @@ class Plan:
     todo: list[Item] = field(default_factory=list)
     #: Set up of the render workers: (content store, corpus root, locations, slugs).
     setup: tuple[Any, ...] = ()
-    #: What :meth:`item` needs: each skill's flags from its files, the security rules,
+    #: What :meth:`item` needs: each skill's flags from its files (the fields of each,
+    #: as the keys keep them), the security rules,
     #: every skill's tags, and the corpus's repository and commit.
-    file_flags: dict[str, list[Flag]] = field(default_factory=dict)
+    file_flags: dict[str, list[list[Any]]] = field(default_factory=dict)
     security: frozenset[str] = frozenset()
     tags: dict[str, list[str]] = field(default_factory=dict)
     source: tuple[str, str] = ("", "")
@@ -78,8 +79,8 @@ class Plan:
         context without slugs)."""
         published = published_files(skill)
         urls = file_urls(published) if published else {}
-        flags = self.file_flags[skill.name] + problem_flags(skill, self.security) \
-            + name_flags(skill)
+        flags = [Flag(*f) for f in self.file_flags[skill.name]] \
+            + problem_flags(skill, self.security) + name_flags(skill)
         context = _context(skill, self.groups, self.tags, urls,
                            artifact_url(skill, self.served.get(skill.name, "")), self.source)
         return skill, skill.folder, urls, flags, context
@@ -98,22 +99,24 @@ def plan(skills: list[SiteSkill], root: Path, old: dict[str, dict[str, Any]], di
     result = Plan(skills, [], groups=load_groups(dist, catalog), served=served_names(skills),
                   security=security, tags=tags, source=source)
     inputs = {s.name: _input_key(s) for s in skills}
-    known = {name: [Flag(*f) for f in before["flags"]] for name, before in old.items()
+    # Flags stay as the keys keep them (lists of their fields); Plan.item makes Flags.
+    known = {name: before["flags"] for name, before in old.items()
              if before.get("input") == inputs.get(name) and isinstance(before.get("flags"), list)}
     fresh = [s for s in skills if s.name not in known]
     result.changed = {s.name for s in fresh}
     result.setup = (str(dist / "content"), str(root), _locations(skills), slugs)
     with _Workers(result.setup, jobs, len(fresh)) as workers:
         flags = list(workers.map(_flags_one, fresh))
-    known.update(zip((s.name for s in fresh), flags, strict=True))
+    known.update(zip((s.name for s in fresh),
+                     ([[f.kind, f.rule, f.path, f.line, f.detail] for f in found]
+                      for found in flags), strict=True))
     result.file_flags = known
     shared = [PAGE_VERSION, sorted(security), *source]
     for skill in skills:
         before, key, flags = old.get(skill.name, {}), inputs[skill.name], known[skill.name]
         page_key = _page_key(skill, key, flags, shared, result)
         result.keys[skill.name] = {
-            "input": key, "page": page_key,
-            "flags": [[f.kind, f.rule, f.path, f.line, f.detail] for f in flags],
+            "input": key, "page": page_key, "flags": flags,
             "digest": before.get("digest") if before.get("input") == key else None}
         result.listed.append(Listed(skill, skill.level != "none"))
         if before.get("page") != page_key:
@@ -192,7 +195,7 @@ def _input_key(skill: SiteSkill) -> str:
                     sorted(skill.stored.items())])
 
 
-def _page_key(skill: SiteSkill, key: str, flags: list[Flag], shared: list[Any],
+def _page_key(skill: SiteSkill, key: str, flags: list[list[Any]], shared: list[Any],
               plan: Plan) -> str:
     """The key of everything the skill's page shows: the skill (every field: its
     neighbours' slugs, its files' URLs, its flags from problems and name and the plugin
@@ -207,8 +210,7 @@ def _page_key(skill: SiteSkill, key: str, flags: list[Flag], shared: list[Any],
     state["problems"] = [(p.path, p.line, p.column, p.rule, p.severity, p.message)
                          for p in skill.problems]
     plugin = plan.groups.plugin(skill) if skill.plugin else None
-    return _digest([key, state, [(f.kind, f.rule, f.path, f.line, f.detail) for f in flags],
-                    shared, plan.served.get(skill.name, ""),
+    return _digest([key, state, flags, shared, plan.served.get(skill.name, ""),
                     [plan.tags.get(name) for name in skill.related],
                     plan.groups.repo(skill.collection),
                     str((plugin or {}).get("marketplace") or "")])
