@@ -15,9 +15,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
-#: Bytes handed to the thread and not yet written, at most (more waits): a clean build
-#: writes 150 MB of cache shards one after the other, which must not all wait in memory.
-PENDING_BYTES = 32 << 20
+#: Bytes handed to the thread and not yet written, at most (more waits, though one part
+#: may always wait): a clean build writes 150 MB of cache shards, 9 MB each, one after the
+#: other at its peak of memory, which must not wait in memory together.
+PENDING_BYTES = 8 << 20
 
 
 class _File:
