@@ -245,22 +245,15 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
 
 
 
-#: The files of the new dist/ that the site reads, which the writing thread may still be
-#: writing when the site stage starts.
-SITE_READS = ("catalog.json", "graph.json", "groups.json")
-
-
 def _site(work: Path, root: Path, problems: list[Problem], previous: Path | None,
           site: tuple[bool, Path | None], jobs: int | None, clock: PhaseClock,
           writer: BackgroundWriter) -> Any:
     """The catalog site, with ``site[0]`` (see :func:`build`); else None. It starts once
-    the writing thread has written the files it reads (:data:`SITE_READS`)."""
+    the writing thread has written every file handed to it, so that the site reads only
+    finished files, whichever of them it reads now or later."""
     if not site[0]:
         return None
-    for name in SITE_READS:
-        written = writer.written.get(name)
-        if written is not None:
-            written.result()
+    writer.checksums()
     from skillsite.site import build_site
     result = build_site(work, root, problems, previous=previous, mkdocs_config=site[1],
                         jobs=jobs)

@@ -300,8 +300,9 @@ def test_your_own_pages_follow_their_edits_in_both_incremental_paths(tmp_path: P
 
 def test_the_site_waits_for_the_files_the_writing_thread_still_writes(
         tmp_path: Path, make_build: Callable[..., Any], monkeypatch: Any) -> None:
-    """The builder writes catalog.json, graph.json and groups.json on a thread; the site
-    stage reads them only once they are written, however late the thread is."""
+    """The builder writes catalog.json, graph.json, groups.json and its cache on a thread;
+    the site stage reads the new dist/ only once they are written, however late the
+    thread is."""
     import time
 
     from skillsite.builder import writer
@@ -309,8 +310,7 @@ def test_the_site_waits_for_the_files_the_writing_thread_still_writes(
     opened = writer._File.open
 
     def late(self: Any) -> None:
-        if self.path.name in ("catalog.json", "graph.json", "groups.json"):
-            time.sleep(0.5)
+        time.sleep(0.2)
         opened(self)
 
     monkeypatch.setattr(writer._File, "open", late)
