@@ -158,6 +158,34 @@ def test_python_dash_m_runs_and_exits_with_the_documented_codes(corpus: Path) ->
     assert "error name-format" in bad.stdout
 
 
+def test_a_check_process_ends_without_the_teardown_but_flushes_and_runs_exit_handlers(
+        corpus: Path) -> None:
+    """The console script and ``python -m skillsite`` end a check with ``os._exit``
+    (:func:`skillsite.cli.exit_quickly`): the exit handlers still run after the report,
+    the whole report is written, and the exit code is the check's; ``-o`` and a
+    ``CliRunner`` (the same process) are unaffected."""
+    script = ("import atexit, sys; atexit.register(lambda: print('handler ran')); "
+              "Kept = type('Kept', (), {'__del__': lambda self: print('torn down')}); "
+              "kept = Kept(); "
+              "from skillsite.cli import main; main(sys.argv[1:], prog_name='skillsite')")
+    many = [write(corpus / "many" / f"s{i:03}" / "SKILL.md",
+                  GOOD_SKILL.replace("name: good", f"name: s{i:03}")) for i in range(400)]
+    done = subprocess.run([sys.executable, "-c", script, "check", "many", "skills/bad",
+                           "--format", "json", "--no-cache"],
+                          cwd=corpus, capture_output=True, text=True)
+    report, _, after = done.stdout.rpartition("}\n")
+    assert done.returncode == 1
+    assert json.loads(report + "}")["summary"]["files"] == len(many) + 1
+    assert after == "handler ran\n"  # and no "torn down": the objects were left as they were
+    out = corpus / "report.json"
+    done = subprocess.run([sys.executable, "-m", "skillsite", "check", "skills/good",
+                           "--format", "json", "-o", str(out)],
+                          cwd=corpus, capture_output=True, text=True)
+    assert done.returncode == 0
+    assert json.loads(out.read_text(encoding="utf-8"))["summary"]["files"] == 1
+    assert run("check", "skills/good")[0] == 0  # in this process: SystemExit, caught
+
+
 def test_help_explains_every_option_with_an_example() -> None:
     code, out = run("check", "--help")
     assert code == 0

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from skillsite.cli import exit_quickly
 from skillsite.cli.progress import Progress
 from skillsite.errors import EXIT_CLEAN, EXIT_PROBLEMS
 from skillsite.models import CheckResult
@@ -143,6 +144,7 @@ def check(paths: tuple[Path, ...], fmt: str, output: Path | None, strict: bool,
     else:
         click.echo(report)
     failed = result.errors or (strict and result.warnings)
+    exit_quickly()
     sys.exit(EXIT_PROBLEMS if failed else EXIT_CLEAN)
 
 
