@@ -113,3 +113,38 @@ def test_without_the_extra_a_dist_with_vectors_answers_lexically(tmp_path: Path)
     shape = json.loads(found.stdout)
     assert shape["semantic"] is False and "skillsite[semantic]" in shape["note"]
     assert shape["results"] and all(c["via"] == ["lexical"] for c in shape["results"])
+
+
+def test_spliced_vectors_are_the_bytes_a_full_write_makes(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few skills changed, their count the same: the previous files' bytes are spliced
+    (builder.vectors.VectorCollector._spliced), and they equal what selecting the rows
+    and saving them again writes."""
+    from skillsite.builder import vectors as collecting
+
+    corpus, dist = _corpus(tmp_path), tmp_path / "dist"
+    build(corpus, dist)
+    shutil.copytree(dist, tmp_path / "saved")
+    spliced: list[bool] = []
+    splice = collecting.VectorCollector._spliced
+
+    def spy(self: collecting.VectorCollector, *args: object) -> bool:
+        spliced.append(splice(self, *args))  # type: ignore[arg-type]
+        return spliced[-1]
+
+    monkeypatch.setattr(collecting.VectorCollector, "_spliced", spy)
+    for skill in ("git-bisect", "pdf-forms"):
+        path = corpus / "skills" / skill / "SKILL.md"
+        path.write_text(path.read_text().replace(
+            "description: ", "description: Also for audio mixing consoles. ", 1))
+    assert build(corpus, dist).embedded == 2 and spliced == [True]
+    monkeypatch.setattr(collecting, "SPLICED", 0)
+    assert build(corpus, tmp_path / "saved").embedded == 2 and spliced[-1] is False
+    for name in ("index.json", "rows.npy", "scales.npy", "signs.npy"):
+        assert (dist / VECTORS_DIR / name).read_bytes() == (
+            tmp_path / "saved" / VECTORS_DIR / name).read_bytes(), name
+    shutil.rmtree(corpus / "skills" / "git-bisect")
+    monkeypatch.setattr(collecting, "SPLICED", 64)
+    removed = build(corpus, dist)
+    assert spliced[-1] is False and "git-bisect" not in _rows(dist)  # one row fewer
+    assert len(_rows(dist)) == removed.included

@@ -318,7 +318,8 @@ def _vector_collector(semantic: SemanticSetup, out: Path,
     vectors = None
     if previous and intact(out, (VECTORS_DIR,)):
         vectors = previous_vectors(out, semantic.model)
-    return VectorCollector(semantic.model, vectors), previous and vectors is not None
+    return (VectorCollector(semantic.model, vectors, source=out),
+            previous and vectors is not None)
 
 
 def _unreadable(cache: BuildCache, flagged: list[Flagged],

@@ -108,12 +108,17 @@ def write_vectors(dist: Path, vectors: Vectors,
             continue
         (dist / relative).unlink(missing_ok=True)
         np.save(dist / relative, np.ascontiguousarray(array), allow_pickle=False)
-    text = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    text = index_bytes(index)
     if write is not None:
         write(dist / INDEX, text)
         return
     (dist / INDEX).unlink(missing_ok=True)
     (dist / INDEX).write_bytes(text)
+
+
+def index_bytes(index: dict[str, Any]) -> bytes:
+    """``vectors/index.json``'s bytes."""
+    return json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 def remove_vectors(dist: Path) -> None:
