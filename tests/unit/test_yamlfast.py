@@ -1,7 +1,9 @@
 """The fast path for plain front matter gives exactly what the YAML parser gives."""
 from __future__ import annotations
 
+import os
 import random
+from pathlib import Path
 
 import pytest
 
@@ -38,19 +40,34 @@ TAKEN = [
     "tags: [a, b, c]\n",
     "tags: [yes, 1.5, ~, 010, 2024-01-01, é, C++, a-b, x.y, a/b]\n",
     "metadata:\n  tags: [one]\n  other: [two, three]\nlist: [x]\n",
+    # block lists of one-line values, under a root key or a nested one, indented or not
+    "name: x\nallowed-tools:\n  - Read\n  - \"Bash(ls *)\"\n  - 'Write'\nlicense: MIT\n",
+    "name: x\nrequires:\n  mcp:\n    - rube\n  other: 1\n",
+    "requires:\n  mcp:\n  - rube\n  - yes\n  bins:\n      -   010\nname: x\n",
+    "tools:\n- Read\n-  Grep\n\n# between\n- 2024-01-01\nname: x\n",
+    "tools:\n  - a - b\n  - -x\n  - key:value\n  - ~\n  - \"\"\n",
+    # a plain value that starts with "-"
+    "name: -21risk-automation\nn: -1\nf: -.5\ni: -.inf\nd: --x\ne: ---\n",
 ]
 FALLS_BACK = [
     "name: [a, [b]]\n", "name: []\n", "name: [a,b]\n", "name: [a,  b]\n", "name: [ a]\n",
     "name: [a ]\n", "name: [a, ]\n", "name: [a:b]\n", "name: ['a']\n", "name: [a #b]\n",
     "name: [-a]\n", "name: [a]x\n", "name: [a, b c]\n", "name: [{a: b}]\n",
-    "name: [" + ", ".join(["w"] * 65) + "]\n", "tools:\n  - Read\n", "description: |\n  text\n",
+    "name: [" + ", ".join(["w"] * 65) + "]\n", "description: |\n  text\n",
     "description: a: b\n", "description: a # comment\n", "name: x \n", "name:\n",
     "metadata:\nname: x\n", "metadata:\n  a:\n", "metadata:\n  a: 1\n   b: 2\n",
     "name: x\n  continued\n", "name: \"esc\\\"aped\"\n", "name: 'it''s'\n", "name: \"a\" # c\n",
     "name:\tx\n", "name: x\t\n", "name: &anchor x\n", "name: *alias\n", "name: !tag x\n",
-    "name: -x\n", "name: ?x\n", "name: :x\n", "name: %x\n", "name: @x\n", "name: `x`\n",
+    "name: - x\n", "name: -\n", "name: ?x\n", "name: :x\n", "name: %x\n", "name: @x\n", "name: `x`\n",
     "name: x:\n", "name: x\u00a0\n", "name: x\u2028y\n", "  name: x\n", "key.dotted: x\n",
     "\"quoted key\": x\n", "# only a comment\n", "", "name: x\n...\n", "name:x\n", "<<: merge\n",
+    # block lists of anything but one-line values, or not where a list may start
+    "tools:\n  -\n", "tools:\n  - \n", "tools:\n  -x\n", "tools:\n  - [a]\n",
+    "tools:\n  - a: b\n", "tools:\n  - a:\n", "tools:\n  - - a\n", "tools:\n  - a # c\n",
+    "tools:\n  - a\n   - b\n", "tools:\n  - a\n - b\n", "tools:\n  - a\n    more\n",
+    "tools:\n  - a\n  # c\n  - b\n", "tools:\n  - a\n  b: c\n", "m:\n  k:\n - a\n",
+    "m:\n  k:\n  n: 1\n", "m:\n  k:\n", "name: x\n  - a\n", "name: x\n- a\n", "- a\n",
+    "tools:\n  - a\nm:\n  - b\n  c: d\n", "tools:\n  - a\tb\n", "tools:\n  - 'a\n",
 ]
 
 
@@ -79,12 +96,44 @@ def test_random_front_matter_agrees_wherever_the_fast_path_is_taken(
         monkeypatch: pytest.MonkeyPatch) -> None:
     rng = random.Random(11)
     taken = 0
-    for _ in range(3000):
+    for _ in range(5000):
         lines = []
         for _ in range(rng.randint(1, 6)):
             indent = rng.choice(["", "", "", "  ", "   ", "#", "\n"])
             value = rng.choice(["", " " + rng.choice(_VALUES), "  " + rng.choice(_VALUES)])
-            lines.append(f"{indent}{rng.choice(_PIECES)}:{value}")
+            if rng.random() < 0.2:  # a list's item
+                lines.append(f"{rng.choice(['', '  ', ' '])}-{value}")
+            else:
+                lines.append(f"{indent}{rng.choice(_PIECES)}:{value}")
+        text = "\n".join(lines) + "\n"
+        if yamlfast.parse(text) is None:
+            continue
+        taken += 1
+        fast, slow = _both(text, monkeypatch)
+        assert fast == slow, text
+    assert taken > 300
+
+
+def test_random_block_lists_agree_wherever_the_fast_path_is_taken(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys with block lists under them, at the root and one level down, indented by
+    0 to 4 spaces (each line now and then one space off)."""
+    rng = random.Random(12)
+    taken = 0
+    for _ in range(4000):
+        lines = []
+        for _ in range(rng.randint(1, 4)):
+            lines.append(f"{rng.choice(_PIECES)}:")
+            nested = rng.choice(["", "  ", "    "]) if rng.random() < 0.4 else ""
+            if nested:
+                lines.append(f"{nested}{rng.choice(_PIECES)}:")
+            indent = nested + rng.choice(["", "  ", "   ", "    "])
+            for _ in range(rng.randint(1, 3)):
+                off = rng.choice([""] * 12 + [" "])
+                lines.append(f"{indent}{off}-{rng.choice([' ', ' ', '  '])}"
+                             f"{rng.choice(_VALUES)}")
+            if rng.random() < 0.3:
+                lines.append(f"{nested}{rng.choice(_PIECES)}: {rng.choice(_VALUES)}")
         text = "\n".join(lines) + "\n"
         if yamlfast.parse(text) is None:
             continue
@@ -106,3 +155,32 @@ def test_the_resolvers_are_pyyaml_s() -> None:
             for start, resolvers in yamlfast._IMPLICIT.items()}
     assert ours == theirs
     assert not yaml.resolver.Resolver.yaml_path_resolvers
+
+
+#: Real corpora (folders of skills) whose every front matter the fast path must read as
+#: the parser does: ``SKILLSITE_CORPORA`` (paths separated by os.pathsep), else the
+#: folders under /work/corpora when there are any; the test is skipped without them.
+_CORPORA = [Path(p) for p in os.environ.get("SKILLSITE_CORPORA", "").split(os.pathsep) if p]
+if not _CORPORA and Path("/work/corpora").is_dir():
+    _CORPORA = sorted(p for p in Path("/work/corpora").iterdir() if p.is_dir())
+
+
+@pytest.mark.skipif(not _CORPORA, reason="no real corpora here (SKILLSITE_CORPORA)")
+@pytest.mark.parametrize("corpus", _CORPORA, ids=lambda p: p.name)
+def test_every_front_matter_of_a_real_corpus_agrees(
+        corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillsite.linter.parse import frontmatter
+
+    taken = 0
+    for path in sorted(corpus.rglob("*.md")):
+        try:
+            text = frontmatter.normalize(path.read_bytes().decode("utf-8"))
+        except (OSError, UnicodeDecodeError):
+            continue
+        parts = frontmatter.split(text)
+        if parts.yaml is None or not parts.closed or yamlfast.parse(parts.yaml) is None:
+            continue
+        taken += 1
+        fast, slow = _both(parts.yaml, monkeypatch)
+        assert fast == slow, path
+    assert taken

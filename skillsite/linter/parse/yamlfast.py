@@ -1,23 +1,29 @@
 """The plainest front matter, read without the YAML parser.
 
 Most front matter is a mapping of keys to one-line values, with at most one level of
-nested mapping (``metadata:``), some with a one-line list of words (``mcp: [rube]``).
-For such text this module gives what ``yaml.compose`` would (the same keys, values,
-tags, styles and positions, as plain tuples that ``yamlmap`` walks without node
-objects), several times faster than starting a parser per file. Anything it is not sure
-about (a block list, a block or multi-line scalar, an escape, a tab, a ``: `` or `` #``
-inside a plain value, a flow list of anything but plain words, a comment after a value,
-an unusual character) makes it return None, and the YAML parser reads the text as
-before; so it never decides what is valid YAML, it only recognizes a subset that
-certainly is. ``tests/unit/test_yamlfast.py`` compares both on every shape it takes.
+nested mapping (``metadata:``), some with a one-line list of words (``mcp: [rube]``) or
+a block list of one-line values (``allowed-tools:`` then ``  - Read`` lines, at either
+level). For such text this module gives what ``yaml.compose`` would (the same keys,
+values, tags, styles and positions, as plain tuples that ``yamlmap`` walks without node
+objects), several times faster than starting a parser per file, and without importing
+PyYAML. Anything it is not sure about (a list of lists or mappings, a block or
+multi-line scalar, an escape, a tab, a ``: `` or `` #`` inside a plain value, a flow
+list of anything but plain words, a comment after a value or indented, an unusual
+character) makes it return None, and the YAML parser reads the text as before; so it
+never decides what is valid YAML, it only recognizes a subset that certainly is.
+``tests/unit/test_yamlfast.py`` compares both on every shape it takes and on every
+front matter of the real corpora it is given.
 """
 from __future__ import annotations
 
 import re
 from functools import cache, lru_cache
+from typing import cast
 
 # A key at the start of a line (after ``indent`` spaces), then the rest of the line.
 _LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
+# An item of a block list (after ``indent`` spaces): "- " and its value.
+_ENTRY = re.compile(r"( *)- +(.+)")
 # What may open a plain scalar: not an indicator, a quote, a space or a tab.
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` \t]")
 _STR = "tag:yaml.org,2002:str"
@@ -74,7 +80,8 @@ _IMPLICIT = _by_start()
 #: A scalar: its text, style (None when plain, else the quote), tag, 0-based line, column.
 Scalar = tuple[str, "str | None", str, int, int]
 #: A flow sequence of plain words (``[rube]``, ``[a, b]``): its items, 0-based line and
-#: column of its ``[``.
+#: column of its ``[``; or a block list of scalars: its items, line and column of its
+#: first ``-``.
 Flow = tuple[list[Scalar], int, int]
 #: A key (its text, tag, 0-based line and column) and its value: a scalar, a mapping or a
 #: flow sequence.
@@ -89,36 +96,80 @@ _FLOW_ITEM = re.compile(r"[^,\[\]{}#:'\"\s]+")
 def parse(text: str) -> list[Pair] | None:
     """The pairs of the mapping ``text`` holds, or None when it is not of the plain shape.
     A nested mapping starts where its first key does, the root where its first key does
-    (in column 0)."""
-    root: list[Pair] = []
-    nested: list[Pair] | None = None  # under the last key without a value
-    indent = 0
+    (in column 0), a block list (a Flow of its items) where its first ``-`` does."""
+    reader = _Reader()
     for number, line in enumerate(text.split("\n")):
         if not line or line[0] == "#":
             continue  # a blank line or a comment line (no other comment is accepted)
+        entry = _ENTRY.fullmatch(line)
+        if not (reader.item(entry, number) if entry is not None
+                else reader.pair(line, number)):
+            return None
+    if not reader.root or reader.open_key is not None:
+        return None  # nothing, or a last "key:" with nothing under it (an empty value)
+    return reader.root
+
+
+class _Reader:
+    """Where :func:`parse` is, line after line."""
+
+    __slots__ = ("root", "nested", "indent", "open_key", "items", "items_at")
+
+    def __init__(self) -> None:
+        self.root: list[Pair] = []
+        #: The mapping under the last root key without a value, and its keys' column.
+        self.nested: list[Pair] | None = None
+        self.indent = 0
+        #: A key without a value on its line, until the next line says what its value is:
+        #: the list it goes into, its text, 0-based line and column.
+        self.open_key: tuple[list[Pair], str, int, int] | None = None
+        #: The block list being read, and its items' column.
+        self.items: list[Scalar] | None = None
+        self.items_at = 0
+
+    def item(self, entry: re.Match[str], number: int) -> bool:
+        """``- value``: the next item of a block list, or the first one of an open key."""
+        spaces = len(entry.group(1))
+        if self.open_key is not None and spaces >= self.open_key[3]:
+            into, key, key_line, key_column = self.open_key
+            self.open_key, self.items, self.items_at = None, [], spaces
+            into.append((key, _key_tag(key), key_line, key_column,
+                         (self.items, number, spaces)))
+        elif self.items is None or spaces != self.items_at:
+            return False  # an item under a key with a value, or misaligned
+        value = _value(entry.group(2), number, entry.start(2))
+        if value is None or len(value) != 5:
+            return False  # not a scalar of the plain shape
+        self.items.append(cast(Scalar, value))
+        return True
+
+    def pair(self, line: str, number: int) -> bool:
+        """``key: value`` or ``key:``, at the root or in the nested mapping."""
         found = _LINE.fullmatch(line)
         if found is None:
-            return None
+            return False
         spaces, key, rest = len(found.group(1)), found.group(2), found.group(3)
+        self.items = None
+        if self.open_key is not None:  # a nested mapping starts, or the key had no value
+            into, key_text, key_line, key_column = self.open_key
+            if key_column or not spaces:
+                return False  # "key:" with nothing under it: an empty value
+            self.nested, self.indent, self.open_key = [], spaces, None
+            into.append((key_text, _key_tag(key_text), key_line, 0, self.nested))
         if not spaces:
-            if nested is not None and not nested:
-                return None  # "key:" with nothing under it: an empty value
-            into, nested = root, None
-        elif nested is None or nested and spaces != indent:
-            return None  # indented under a key that has a value, or misaligned
+            into, self.nested = self.root, None
+        elif self.nested is None or spaces != self.indent:
+            return False  # indented under a key that has a value, or misaligned
         else:
-            into, indent = nested, spaces
-        if rest is None and not spaces:
-            nested = []
-            root.append((key, _key_tag(key), number, 0, nested))
-            continue
+            into = self.nested
+        if rest is None:
+            self.open_key = (into, key, number, spaces)
+            return True
         value = _value(rest, number, found.start(3)) if rest else None
         if value is None:
-            return None  # an empty nested value, or not a value of the plain shape
+            return False  # not a value of the plain shape
         into.append((key, _key_tag(key), number, spaces, value))
-    if not root or nested is not None and not nested:
-        return None
-    return root
+        return True
 
 
 def _value(rest: str, line: int, column: int) -> Scalar | Flow | None:
@@ -132,8 +183,9 @@ def _value(rest: str, line: int, column: int) -> Scalar | Flow | None:
         if len(rest) < 2 or rest[-1] != first or first in inner or "\\" in inner:
             return None
         return inner, first, _tag(inner, False), line, column
-    if (not _PLAIN_START.match(first) or ": " in rest or " #" in rest
-            or rest[-1] == ":"):
+    # "-" opens a plain scalar when no space follows it (else it is a list's item).
+    if ((not _PLAIN_START.match(first) and (first != "-" or rest[1:2] in ("", " ")))
+            or ": " in rest or " #" in rest or rest[-1] == ":"):
         return None
     return rest, None, _tag(rest, True), line, column
 
