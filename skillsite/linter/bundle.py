@@ -92,34 +92,38 @@ def real_root(root: str) -> str:
 
 def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree) -> Iterator[Bundled]:
     """The bundled files of the skill in ``folder``, at most :data:`MAX_FILES`."""
-    own = os.path.join(folder, "SKILL.md")
     count = 0
+    # ``os.path.join(folder, rel_dir, name)``, joined by hand where the separator is "/"
+    # (``folder`` is absolute and normalized, ``rel_dir`` has no empty part).
+    plain = os.sep == "/" and folder != "/"
     for skill_folder in skilltree.skill_folders(folder, tree):
         if skill_folder.nested:
             continue  # a nested skill is checked on its own
         rel_dir = skill_folder.rel
+        prefix = f"{rel_dir}/" if rel_dir else ""
         for name, kind in skill_folder.entries:
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            if kind == skilltree.FOLDER or rel == "SKILL.md" or count >= MAX_FILES:
+            if kind == skilltree.FOLDER or count >= MAX_FILES:
                 continue
-            bundled = _read(os.path.join(folder, rel_dir, name), name, kind, rel, root, own,
-                            max_size)
+            rel = prefix + name
+            if rel == "SKILL.md":
+                continue
+            path = f"{folder}/{rel}" if plain else os.path.join(folder, rel_dir, name)
+            bundled = _read(path, name, kind, rel, root, folder, max_size)
             if bundled is not None:
                 count += 1
                 yield bundled
 
 
-def _read(path: str, name: str, kind: str, rel: str, root: str, own: str,
+def _read(path: str, name: str, kind: str, rel: str, root: str, folder: str,
           max_size: int) -> Bundled | None:
     if kind == skilltree.LINK:
         path = os.path.realpath(path)
         if (not path.startswith(root + os.sep) or not os.path.isfile(path)
-                or path == os.path.realpath(own)):
+                or path == os.path.realpath(os.path.join(folder, "SKILL.md"))):
             return None  # never followed out of the corpus root; SKILL.md is not bundled
     elif kind != skilltree.FILE:
         return None
-    suffix = os.path.splitext(name)[1].lower()
-    if suffix and suffix not in TEXT_SUFFIXES:
+    if not _read_as_text(name):
         try:
             return Bundled(rel, path, os.stat(path).st_size, None)
         except OSError:
@@ -132,6 +136,14 @@ def _read(path: str, name: str, kind: str, rel: str, root: str, own: str,
     return Bundled(rel, path, len(raw), _text(raw), raw)
 
 
+@lru_cache(maxsize=4096)
+def _read_as_text(name: str) -> bool:
+    """Whether a file of this name is read: text by its suffix, or with none (the same
+    few names come back skill after skill)."""
+    suffix = os.path.splitext(name)[1].lower()
+    return not suffix or suffix in TEXT_SUFFIXES
+
+
 def _bytes(path: str, max_size: int) -> bytes | None:
     """At most ``max_size + 1`` bytes of the file: enough to tell it is too large."""
     try:
@@ -141,7 +153,7 @@ def _bytes(path: str, max_size: int) -> bytes | None:
 
 
 def _text(raw: bytes) -> str | None:
-    if b"\0" in raw[:8192]:
+    if raw.find(b"\0", 0, 8192) >= 0:  # without copying the first 8 KiB
         return None
     try:
         text = raw.decode("utf-8")

@@ -41,7 +41,7 @@ def fences(text: str) -> list[Fence]:
     """Every fenced block of ``text``, in order (remembered for the document's texts: the
     links, the Markdown rules and the scanners all ask for the fences of the same body;
     the list is shared, never change it)."""
-    if "```" not in text and "~~~" not in text:
+    if not _has_fence_run(text):
         return []
     found: list[Fence] = []
     opener: tuple[int, str, int] | None = None
@@ -69,6 +69,8 @@ def _fence_lines(text: str) -> list[re.Match[str]]:
     depend on the lines before it)."""
     starts = set()
     for marker in ("```", "~~~"):
+        if marker[0] not in text:
+            continue  # one character, looked for at memchr speed (most texts hold no "~")
         at = text.find(marker)
         while at >= 0:
             starts.add(text.rfind("\n", 0, at) + 1)
@@ -77,6 +79,13 @@ def _fence_lines(text: str) -> list[re.Match[str]]:
     padded = "\n" + text  # the "\n" before a line that starts at ``at`` in text is at ``at``
     lines = (_FENCE_LINE.match(padded, at) for at in sorted(starts))
     return [line for line in lines if line is not None]
+
+
+def _has_fence_run(text: str) -> bool:
+    """``"```" in text or "~~~" in text``. A search for three characters that fails reads
+    the whole text at about a nanosecond a character; a search for one (``memchr``) is
+    tens of times quicker, and settles the many texts with no backtick or no tilde."""
+    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
 
 
 def in_fence(blocks: list[Fence], offset: int) -> bool:

@@ -25,9 +25,14 @@ _REFERENCE = re.compile(r"\n {0,3}\[(?!\^)[^\]\n]+\]:[ \t]*<?(\S+?)>?(?=\s|$)")
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 #: Placeholders that clients replace with the skill's folder.
 ROOT_PLACEHOLDERS = ("{baseDir}", "${CLAUDE_SKILL_DIR}", "$CLAUDE_SKILL_DIR", "{skillDir}")
+_PLACEHOLDER_STARTS = tuple({placeholder[0] for placeholder in ROOT_PLACEHOLDERS})
 #: Claude Code's plugin folder: not the skill's, and only Claude Code resolves it, so a
 #: link through it is not a local link of the skill.
 PLUGIN_PLACEHOLDERS = ("${CLAUDE_PLUGIN_ROOT}", "$CLAUDE_PLUGIN_ROOT")
+
+#: What a target that is no local link starts with: an anchor, a protocol-relative link,
+#: the plugin's folder.
+_NOT_LOCAL = ("#", "//", *PLUGIN_PLACEHOLDERS)
 
 Link = tuple[str, tuple[int, int], "str | None"]
 
@@ -51,25 +56,48 @@ def local_links(doc: Document) -> list[Link]:
 def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[Link]:
     """The local links of Markdown ``text`` (whose first line is ``first_line`` of a file
     in ``folder``), placeholders resolved against the skill ``root``."""
-    if "](" not in text and "]:" not in text:
+    if "]" not in text:
+        return  # one character, looked for at memchr speed
+    present = _markers_of(text)
+    if "](" not in present and "]:" not in present:
         return
     blocks = fences(text)
-    found = [(m.start(1), m.group(1)) for m in _LINK.finditer(text)]
-    if "]:" in text:
+    found = ([(m.start(1), m.group(1)) for m in _LINK.finditer(text)] if "](" in present
+             else [])
+    if "]:" in present:
         found += [(m.start(1) - 1, m.group(1)) for m in _REFERENCE.finditer("\n" + text)]
+    # The lines are counted on from the previous link's (the offsets come in order): not
+    # from the text's start for each link.
+    line, counted = first_line, 0
     for offset, target in sorted(found):
-        if (target.startswith(("#", "//", *PLUGIN_PLACEHOLDERS)) or _SCHEME.match(target)
+        if (target.startswith(_NOT_LOCAL) or _SCHEME.match(target)
                 or _in_code(text, offset, blocks)):
             continue
-        file_part = unquote(target.split("#", 1)[0].split("?", 1)[0])
+        file_part = target.split("#", 1)[0].split("?", 1)[0]
+        if "%" in file_part:
+            file_part = unquote(file_part)
         base, file_part = _strip_placeholder(file_part, folder, root)
         if not file_part:
             continue
-        where = position(text, first_line, offset)
+        line += text.count("\n", counted, offset)
+        counted = offset
+        where = line, offset - text.rfind("\n", 0, offset)
         if file_part.startswith("/"):
             yield target, where, None
         else:
             yield target, where, _joined(base, file_part)
+
+
+def _markers_of(text: str) -> frozenset[str]:
+    """:func:`skillsite.linter.markers.found`, imported on the first link search (the
+    marker pass, which every rule asks about the same texts, answers whether a text holds
+    ``](`` or ``]:`` without a search of its own that reads the whole text when it fails);
+    not at import, which a check of an empty folder makes."""
+    global _markers_of
+    from skillsite.linter.markers import found
+
+    _markers_of = found
+    return found(text)
 
 
 def _joined(base: str, rel: str) -> str:
@@ -83,6 +111,8 @@ def _joined(base: str, rel: str) -> str:
 
 
 def _strip_placeholder(target: str, folder: str, root: str) -> tuple[str, str]:
+    if not target.startswith(_PLACEHOLDER_STARTS):
+        return folder, target  # every placeholder starts with "{" or "$"
     for placeholder in ROOT_PLACEHOLDERS:
         if target.startswith(placeholder):
             rest = target[len(placeholder):].lstrip("/")

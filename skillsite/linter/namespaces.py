@@ -42,6 +42,10 @@ class Namespace:
     manifests: tuple[str, ...] = ()
 
 
+#: The namespace of a skill in no collection and no plugin (most skills; it is frozen).
+_NOWHERE = Namespace()
+
+
 def skill_id(name: str, namespace: Namespace) -> str:
     """``[<collection>/][<plugin>:]<name>``."""
     plugin = f"{namespace.plugin}:" if namespace.plugin else ""
@@ -83,7 +87,10 @@ class Namespaces:
         ``names``, when given, are the names in the file's folder (as discovery listed
         it): a folder without a ``.claude-plugin`` entry holds no manifest, and the file
         system is not asked."""
-        folder = os.path.dirname(os.path.join(self.root, path))
+        return self.of_folder(os.path.dirname(os.path.join(self.root, path)), names)
+
+    def of_folder(self, folder: str, names: Iterable[str] | None = None) -> Namespace:
+        """:meth:`of` a file in ``folder``, an absolute and normalized path."""
         found = self._folders.get(folder)
         if found is None:
             if names is not None and PLUGIN_DIR not in names:
@@ -119,7 +126,9 @@ class Namespaces:
             return Namespace()
         collection = self.collection_of(relative, names)
         plugin = self._plugin(folder, relative)[1]
-        return Namespace(collection, *plugin) if plugin is not None else Namespace(collection)
+        if plugin is not None:
+            return Namespace(collection, *plugin)
+        return Namespace(collection) if collection else _NOWHERE
 
     def _plugin(self, folder: str, relative: str
                 ) -> tuple[list[tuple[str, ManifestFile]], _Plugin | None]:

@@ -154,7 +154,7 @@ def hidden_instructions(text: str) -> Found:
             if found and "skillsite-" not in comment.group(1):
                 yield comment.start(), (f"HTML comment hides an instruction: "
                                         f"{_quote(found.group())}")
-    if '"' in text or "'" in text:
+    if ('"' in text or "'" in text) and contains(text, "]("):
         for title in _LINK_TITLE.finditer(text):
             group = 1 if title.group(1) else 2
             found = _HIDDEN.search(title.group(group))

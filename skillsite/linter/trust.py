@@ -64,8 +64,10 @@ _WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\
 _CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
 #: What every match of _CREDENTIAL holds (a text without them is not searched).
 _CREDENTIAL_WORDS = ("_KEY", "TOKEN", "SECRET", "PASSWORD")
-#: A marker of the marker pass that each of _CREDENTIAL_WORDS, lowered, holds.
-_CREDENTIAL_MARKERS = frozenset({"key", "token", "secret", "passw"})
+#: Each of _CREDENTIAL_WORDS with its lowered form, a marker of the marker pass.
+_CREDENTIAL_LOWERED = tuple((word, word.lower()) for word in _CREDENTIAL_WORDS)
+assert {lowered for _, lowered in _CREDENTIAL_LOWERED} <= set(MARKERS)
+_CREDENTIAL_MARKERS = frozenset(lowered for _, lowered in _CREDENTIAL_LOWERED)
 
 
 def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
@@ -126,10 +128,10 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
         language = _LANGUAGES.get(suffix)
         if language:
             languages[language] = languages.get(language, 0) + 1
-        elif "://" not in text.text and not _credential_words(text.text):
+        elif "://" not in markers_of(text.text) and not _credential_words(text.text):
             continue  # its command lines could hold no host and no credential: skip them
         code = text.text if language else _command_lines(text.text)
-        if "://" in code:  # what every URL holds
+        if "://" in (markers_of(code) if code is text.text else code):  # in every URL
             hosts.update(h.lower() for h in _URL.findall(code)
                          if not _NOT_CALLED.search(h.lower()))
         if _credential_words(text.text) if language else any(
@@ -146,9 +148,11 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
 
 def _credential_words(text: str) -> bool:
     """``any(word in text for word in _CREDENTIAL_WORDS)``, settled by the marker pass
-    for most texts (each word, lowered, holds one of its markers)."""
-    return not markers_of(text).isdisjoint(_CREDENTIAL_MARKERS) and any(
-        word in text for word in _CREDENTIAL_WORDS)
+    for most texts: each word, lowered, is a marker, and only a word whose lowered form
+    the text holds is searched for."""
+    present = markers_of(text)
+    return not present.isdisjoint(_CREDENTIAL_MARKERS) and any(
+        word in text for word, lowered in _CREDENTIAL_LOWERED if lowered in present)
 
 
 def _command_lines(text: str) -> str:

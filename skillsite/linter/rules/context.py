@@ -20,6 +20,8 @@ class Context:
     plans: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
     #: Namespaces by corpus root, worked out as files are met (see ``namespace_of``).
     namespaces: dict[str, Namespaces] = field(default_factory=dict, compare=False, repr=False)
+    #: Namespaces by a document's root as the document names it (see ``namespace_of``).
+    roots: dict[Path, Namespaces] = field(default_factory=dict, compare=False, repr=False)
     #: Texts around skills (instruction files, plugin agents, sibling skills) that rules
     #: read once per run (see ``rules.surroundings``).
     texts: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
@@ -38,6 +40,14 @@ class Context:
             found = self.namespaces[key] = Namespaces(key, self.config.collections)
         return found
 
+    def _namespaces_of_root(self, root: Path) -> Namespaces:
+        """:meth:`namespaces_of` a document's root (the same root object for every file
+        of a check), without working out its absolute path for each document."""
+        found = self.roots.get(root)
+        if found is None:
+            found = self.roots[root] = self.namespaces_of(root)
+        return found
+
     def namespace_of(self, doc: Document) -> Namespace:
         """The plugin and collection of ``doc`` (see :mod:`skillsite.linter.namespaces`)."""
         found: Namespace | None = doc.derived.get("namespace")
@@ -48,9 +58,8 @@ class Context:
     def _namespace(self, doc: Document) -> Namespace:
         tree = doc.source.tree  # a SKILL.md's folders as discovery listed them
         names = [name for name, _ in tree[""]] if tree else None
-        # The file's absolute folder (as links.folder_of works it out, once per document)
-        # and a name stand for its absolute path: Namespaces.of takes the folder of it.
-        return self.namespaces_of(doc.source.root).of(os.path.join(folder_of(doc), "_"), names)
+        # The file's absolute folder, as links.folder_of works it out once per document.
+        return self._namespaces_of_root(doc.source.root).of_folder(folder_of(doc), names)
 
     def real_root(self, doc: Document) -> Path:
         """The real path of the document's corpus root, worked out once per root."""
