@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from skillsite.config import Config
 from skillsite.linter.discover import Flagged, discover
@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 #: cost about 0.04 CPU-s to start and 0.04 ms a file to send back (pickled results), and a
 #: file takes 0.3-0.8 ms to check: on two idle cores they pay back from 120-190 files on.
 PARALLEL_THRESHOLD = 300
+#: Looks at the runnable tasks (:func:`runnable`) while the walk finds the first
+#: PARALLEL_THRESHOLD files: one every this many files.
+_LOOK_EVERY = 75
 #: Files per task sent to a worker: small enough that two workers finish within a few
 #: files of each other on a corpus of some hundred skills (with 200, 864 files made five
 #: tasks, three for one worker and two for the other); each task costs the pool about a
@@ -171,33 +174,48 @@ def _check_one(source: Source, ctx: Context, base: Path, extract: Extract | None
     return finish(source, result) if finish else result
 
 
-def spare_cores() -> int:
+def spare_cores(looks: list[int | None] | None = None) -> int:
     """The cores this process may use that other processes leave idle: at least one. A
     worker on a busy core only adds its start-up and the results' pickling to the run (on
     two cores under a load of 4, ``--jobs 2`` took 9 % more CPU than ``--jobs 1`` and no
     less time). Busy means running now (Linux's count of runnable tasks, the fewest of a
-    few looks), not the one-minute load average, which still holds the last runs of this
-    same check and would keep an idle machine at one process."""
+    few looks: ``looks`` when given, see :func:`runnable`), not the one-minute load
+    average, which still holds the last runs of this same check and would keep an idle
+    machine at one process."""
     cores = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
              else os.cpu_count() or 1)
-    others = running_elsewhere()
+    others = running_elsewhere() if not looks else _elsewhere(looks)
     return max(1, min(cores, cores - others))
 
 
 def running_elsewhere(looks: int = 5) -> int:
     """How many other tasks are running, the fewest of ``looks`` looks 1 ms apart at
     ``/proc/loadavg`` (0 where there is none)."""
-    fewest = None
+    seen: list[int | None] = []
     for look in range(looks):
-        try:
-            with open("/proc/loadavg", "rb") as handle:
-                running = int(handle.read().split()[3].split(b"/")[0])
-        except (OSError, ValueError, IndexError):
-            return 0
-        fewest = running if fewest is None else min(fewest, running)
+        seen.append(runnable())
+        if seen[-1] is None:
+            break
         if look + 1 < looks:
             time.sleep(0.001)
-    return max((fewest or 1) - 1, 0)  # this process is one of them
+    return _elsewhere(seen)
+
+
+def runnable() -> int | None:
+    """Linux's count of runnable tasks now (``/proc/loadavg``), this process included;
+    None where there is none."""
+    try:
+        with open("/proc/loadavg", "rb") as handle:
+            return int(handle.read().split()[3].split(b"/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _elsewhere(looks: list[int | None]) -> int:
+    """The other tasks running at the quietest of ``looks`` (0 when one failed)."""
+    if None in looks:
+        return 0
+    return max(min(cast(list[int], looks), default=1) - 1, 0)  # this process is one of them
 
 
 def _load_checker() -> None:
@@ -239,9 +257,17 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     build, whose process has its own work between two results, leaves it off.
     """
     iterator = iter(sources)
-    head = list(islice(iterator, PARALLEL_THRESHOLD))
+    # The idle cores are looked for while the walk finds the first files (every
+    # _LOOK_EVERY of them, and once after), not in looks 1 ms apart afterwards: the
+    # check would wait 4-5 ms for them.
+    head: list[Source] = []
+    looks: list[int | None] = []
+    for source in islice(iterator, PARALLEL_THRESHOLD):
+        if not jobs and not len(head) % _LOOK_EVERY:
+            looks.append(runnable())
+        head.append(source)
     small = len(head) < PARALLEL_THRESHOLD
-    workers = max(jobs or (1 if small else spare_cores()), 1)
+    workers = max(jobs or (1 if small else spare_cores([*looks, runnable()])), 1)
     if workers == 1 or small:
         for source in chain(head, iterator):
             yield _check_one(source, ctx, base, extract, finish)

@@ -284,6 +284,38 @@ def test_automatic_workers_are_the_idle_cores(monkeypatch: pytest.MonkeyPatch, r
     assert checker.spare_cores() == expected
 
 
+@pytest.mark.parametrize("looks, expected", [([3, 1, 2], 2), ([3, 3], 1), ([1, None, 3], 2)])
+def test_the_idle_cores_are_those_of_the_quietest_look(
+        monkeypatch: pytest.MonkeyPatch, looks: list[int | None], expected: int) -> None:
+    from skillsite.linter import checker
+
+    monkeypatch.setattr(checker.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    assert checker.spare_cores(looks) == expected
+
+
+def test_the_automatic_job_count_looks_while_the_walk_runs_and_never_sleeps(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from skillsite.config import Config
+    from skillsite.linter import checker
+    from skillsite.linter.rules.context import Context
+    from skillsite.models import Source
+
+    (tmp_path / "SKILL.md").write_text(skill_md("x"))
+    given: list[list[int | None]] = []
+
+    def spare(looks: list[int | None]) -> int:
+        given.append(looks)
+        return 1
+
+    monkeypatch.setattr(checker, "spare_cores", spare)
+    monkeypatch.setattr(checker.time, "sleep", lambda seconds: pytest.fail("slept"))
+    sources = [Source(tmp_path / "SKILL.md", tmp_path, "skill-md")] * checker.PARALLEL_THRESHOLD
+    done = list(checker.check_files(sources, Context(Config()), tmp_path, None))
+    assert len(done) == len(sources)
+    assert [len(looks) for looks in given] == [
+        len(range(0, checker.PARALLEL_THRESHOLD, checker._LOOK_EVERY)) + 1]
+
+
 def test_running_elsewhere_reads_the_runnable_tasks() -> None:
     from skillsite.linter import checker
 
