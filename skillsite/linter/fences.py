@@ -84,8 +84,24 @@ def _fence_lines(text: str) -> list[re.Match[str]]:
 def _has_fence_run(text: str) -> bool:
     """``"```" in text or "~~~" in text``. A search for three characters that fails reads
     the whole text at about a nanosecond a character; a search for one (``memchr``) is
-    tens of times quicker, and settles the many texts with no backtick or no tilde."""
-    return ("`" in text and "```" in text) or ("~" in text and "~~~" in text)
+    tens of times quicker, and settles the texts with no backtick and no tilde. The
+    others are settled by the marker pass, which every rule asks about the same texts
+    (``markers.found``: both runs are markers)."""
+    return ("`" in text or "~" in text) and not FENCE_RUNS.isdisjoint(_markers_of(text))
+
+
+#: The runs that open a fence, both markers of the marker pass.
+FENCE_RUNS = frozenset({"```", "~~~"})
+
+
+def _markers_of(text: str) -> frozenset[str]:
+    """:func:`skillsite.linter.markers.found`, imported on first use, not at import (a
+    check of an empty folder imports this module)."""
+    global _markers_of
+    from skillsite.linter.markers import found
+
+    _markers_of = found
+    return found(text)
 
 
 def in_fence(blocks: list[Fence], offset: int) -> bool:

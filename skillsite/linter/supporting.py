@@ -155,7 +155,7 @@ def nothing_skipped(tree: skilltree.Tree | None) -> bool:
     for rel, entries in tree.items():
         for name, kind in entries:
             if name.startswith(".") or kind not in (skilltree.FILE, skilltree.FOLDER) \
-                    or not utf8(name):
+                    or not (name.isascii() or utf8(name)):
                 return False
             if kind == skilltree.FILE:
                 files += 1

@@ -347,11 +347,15 @@ def file_not_published(doc: Document, ctx: Context) -> Iterator[Finding]:
     A skill whose own path is not valid UTF-8 (a folder named in another encoding) is not
     published at all, for the same reason: rename its folder.
     """
-    own = own_path(doc)
-    if not utf8(own):
-        yield (1, 1), (f"{printable(own)} is not published: its path is not valid UTF-8, "
-                       "which no page, archive or JSON file can hold; rename its folder")
-        return
+    # A file whose absolute folder and name are ASCII has an ASCII path below its root
+    # (valid UTF-8): most skills, without working that path out.
+    if not (folder_of(doc).isascii() and os.path.basename(doc.source.path).isascii()):
+        own = own_path(doc)
+        if not utf8(own):
+            yield (1, 1), (f"{printable(own)} is not published: its path is not valid "
+                           "UTF-8, which no page, archive or JSON file can hold; rename "
+                           "its folder")
+            return
     if doc.source.kind == "skill-md" and nothing_skipped(doc.source.tree):
         return  # most skills: nothing to report, without the walk
     for skipped in supporting_of(doc).skipped:

@@ -94,7 +94,9 @@ def _claude_code(doc: Document, ctx: Context) -> bool:
     data = doc.data or {}
     if ".claude" in doc.source.path.parts or any(key in data for key in CLAUDE_CODE_FIELDS):
         return True
-    if any(variable in doc.body for variable in CLAUDE_CODE_VARIABLES):
+    # Each variable starts with "$": one character, looked for at memchr speed, spares
+    # most bodies two searches that read them whole.
+    if "$" in doc.body and any(variable in doc.body for variable in CLAUDE_CODE_VARIABLES):
         return True
     return bool(ctx.namespace_of(doc).plugin)
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillsite.linter.fences import fences, in_fence
+from skillsite.linter.fences import FENCE_RUNS, fences, in_fence
 from skillsite.linter.links import position
-from skillsite.linter.markers import any_in
+from skillsite.linter.markers import any_in, contains
 from skillsite.linter.markers import found as markers_of
 from skillsite.linter.rules.cited import innermost_heading
 from skillsite.linter.rules.context import Context
@@ -29,8 +29,6 @@ _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
 _SLOTS = re.compile(r"\b(?:variables?|inputs?|parameters?|placeholders?|templates?|fill[- ]in)\b",
                     re.IGNORECASE)
 _BLOCK_TAG = re.compile(r"^[ \t]*<([a-z][a-z0-9_-]*)>[ \t]*$|</([a-z][a-z0-9_-]*)>", re.MULTILINE)
-#: A text holds a fence only when it holds one of these (markers of the marker pass).
-_FENCE_RUNS = frozenset({"```", "~~~"})
 _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "source", "area"})
 
 
@@ -47,7 +45,7 @@ def unclosed_fence(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``SKILL.md`` when the block runs to the end of the file.
     """
     for text in texts(doc, ctx):
-        if not text.is_markdown or _FENCE_RUNS.isdisjoint(markers_of(text.text)):
+        if not text.is_markdown or FENCE_RUNS.isdisjoint(markers_of(text.text)):
             continue
         blocks = fences(text.text)
         if blocks and not blocks[-1].closed:
@@ -129,6 +127,8 @@ def _leftovers(body: str) -> list[tuple[int, str]]:
     the lines that hold one of the words (a match never spans two lines)."""
     starts = set()
     for word in _LEFTOVERS:
+        if not contains(body, word):
+            continue  # the marker pass knows: no search that reads the whole body
         at = body.find(word)
         while at >= 0:
             starts.add(body.rfind("\n", 0, at) + 1)
