@@ -148,3 +148,44 @@ def test_the_stat_index_paths_are_kept_while_no_file_comes_or_goes(tmp_path: Pat
     clean = build(root, tmp_path / "clean", incremental=False)
     assert incremental.rechecked == 1 and incremental.problems == clean.problems
     assert dist_state(dist) == dist_state(clean.dist)
+
+
+def test_a_save_through_a_rename_keeps_the_index_without_comparing_every_path(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file saved through a temporary file moves its folder's mtime, so the folder is
+    listed again; when it holds the same entries, the stat index's paths are kept without
+    a look-up of every folder and file (builder.cache._same_tree). A new file is seen."""
+    from skillsite.builder import cache as caching
+
+    root = tmp_path / "c"
+    for name in ("alpha", "beta"):
+        (root / "skills" / name).mkdir(parents=True)
+        (root / "skills" / name / "SKILL.md").write_text(skill(name, 1))
+    old = time.time() - 100
+    for path in [root, *root.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    build(root, dist)
+    shape = (dist / "build-cache" / "stats.bin").stat().st_ino
+    compared: list[int] = []
+    same_keys = caching._same_keys
+    monkeypatch.setattr(caching, "_same_keys",
+                        lambda *args: compared.append(1) or same_keys(*args))
+    for step in (2, 3):
+        alpha = root / "skills/alpha"
+        (alpha / ".SKILL.md.swp").write_text(skill("alpha", step))
+        os.replace(alpha / ".SKILL.md.swp", alpha / "SKILL.md")
+        time.sleep(0.15)  # past the window in which a folder's mtime is not trusted
+        assert build(root, dist).rechecked == 1 and not compared
+        assert (dist / "build-cache" / "stats.bin").stat().st_ino == shape
+    (root / "skills/alpha/references").mkdir()
+    (root / "skills/alpha/references/N.md").write_text(page("n1", "beta"))
+    time.sleep(0.15)
+    build(root, dist)
+    assert compared and (dist / "build-cache" / "stats.bin").stat().st_ino != shape
+    (root / "skills/beta/SKILL.md").write_text(skill("beta", 2))
+    time.sleep(0.15)
+    incremental = build(root, dist)
+    clean = build(root, tmp_path / "clean", incremental=False)
+    assert incremental.rechecked == 1 and incremental.problems == clean.problems
+    assert dist_state(dist) == dist_state(clean.dist)
