@@ -434,6 +434,45 @@ def test_refuses_to_replace_a_folder_that_is_not_a_dist(tmp_path: Path) -> None:
     assert (tmp_path / "precious/notes.txt").read_text() == "keep me"
 
 
+def test_the_command_locks_and_starts_the_scan_before_loading_the_build(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``skillsite build`` takes the lock and starts the scan for changes before it imports
+    the build's modules (builder.early), and the build takes that scan, not a second."""
+    import skillsite.builder.early as early_start
+    from skillsite.builder.cache import EarlyScan
+    from skillsite.builder.dist import BuildLocked
+
+    old = time.time() - 100  # mtimes old enough to trust: the walk is recorded in full
+    for path in [corpus, *corpus.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    command = ["build", str(corpus), "-o", str(dist), "--no-site"]
+    assert CliRunner().invoke(main, command).exit_code == 0  # (the configuration it finds)
+    started: list[object] = []
+    start = early_start.early_scan
+    monkeypatch.setattr(early_start, "early_scan",
+                        lambda *args: started.append(args) or start(*args))
+    monkeypatch.setattr(skillsite.builder.pipeline, "early_scan",
+                        lambda *args: pytest.fail("the build started a second scan"))
+    taken: list[object] = []
+    take = EarlyScan.take
+    monkeypatch.setattr(EarlyScan, "take", lambda self: taken.append(take(self)) or taken[-1])
+    done = CliRunner().invoke(main, command)
+    assert done.exit_code == 0, done.output
+    assert len(started) == 1 and taken and taken[0] is not None
+    monkeypatch.undo()
+    with early_start.Early(corpus, dist, incremental=True) as early:
+        assert early.holds(Path(os.path.realpath(dist)))
+        with pytest.raises(BuildLocked):
+            build(corpus, dist)  # another build of this dist, meanwhile
+        assert build(corpus, dist, early=early).included == 19  # under the lock it holds
+    assert build(corpus, dist).included == 19  # the lock was released
+    write(tmp_path / "precious", {"notes.txt": "keep me"})
+    with early_start.Early(corpus, tmp_path / "precious", incremental=True) as early:
+        assert early.lock is None  # the build refuses it: no lock file beside it
+    assert not (tmp_path / ".precious.lock").exists()
+
+
 def test_damaged_cache_falls_back_to_a_full_build(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
     (tmp_path / "dist/build-cache/03.bin").write_bytes(b"\x00garbage")

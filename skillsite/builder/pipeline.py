@@ -23,6 +23,7 @@ import sqlite3
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from itertools import compress, filterfalse
 from operator import attrgetter, ne, not_
@@ -51,6 +52,7 @@ from skillsite.builder.dist import (
     swap_in,
     temp_dir,
 )
+from skillsite.builder.early import Early, early_scan
 from skillsite.builder.failures import io_failure
 from skillsite.builder.graph import write_graph
 from skillsite.builder.groups import Groups, groups_of, with_extras
@@ -130,9 +132,11 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
           config: Config | None = None, jobs: int | None = None,
           backend: str = DEFAULT_BACKEND, strict: bool = False, incremental: bool = True,
           progress: Progress = lambda done, total: None, site: bool = False,
-          mkdocs_config: Path | None = None) -> BuildResult:
+          mkdocs_config: Path | None = None, early: Early | None = None) -> BuildResult:
     """Build ``out`` from ``corpus``; see the module docstring. ``site=True`` also builds
-    the catalog site (the ``skillsite build`` command does unless ``--no-site``)."""
+    the catalog site (the ``skillsite build`` command does unless ``--no-site``).
+    ``early``: the lock and the scan for changes, when the caller took them before
+    importing this module (see :mod:`skillsite.builder.early`)."""
     started = time.monotonic()
     if not corpus.is_dir():
         raise SkillsiteError(f"corpus folder {corpus} does not exist; pass the folder that "
@@ -155,7 +159,7 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
     try:
         with stopped_cleanly_by_signals(out):
             return _build(corpus, root, out, ctx, jobs, backend, strict, incremental,
-                          progress, clock, started, (site, mkdocs_config))
+                          progress, clock, started, (site, mkdocs_config), early)
     except (OSError, ValueError, sqlite3.Error) as exc:
         failure = io_failure(exc, out)
         if failure is None:
@@ -169,8 +173,12 @@ def build(corpus: Path = Path("corpus"), out: Path = Path("dist"), *,
 def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
            backend: str, strict: bool, incremental: bool, progress: Progress,
            clock: PhaseClock, started: float,
-           site: tuple[bool, Path | None] = (False, None)) -> BuildResult:
-    with BuildLock(out), _early_scan(out, incremental) as early:
+           site: tuple[bool, Path | None] = (False, None),
+           taken: Early | None = None) -> BuildResult:
+    held = taken is not None and taken.holds(out)
+    with (nullcontext() if held else BuildLock(out)), \
+            (taken.scan if taken is not None and held
+             else early_scan(out, incremental)) as early:
         semantic = semantic_model()
         config_key = fingerprint_config(ctx.config, backend, root, semantic.key)
         previous = _reusable(out, backend) if incremental else False
@@ -384,15 +392,6 @@ def _refuse_foreign_folder(out: Path) -> None:
         raise SkillsiteError(f"{out} exists and is not a skillsite dist/ (it has no "
                              "manifest.json); refusing to replace it. Choose another "
                              "folder with -o, or remove it first")
-
-
-def _early_scan(out: Path, incremental: bool) -> EarlyScan:
-    """The scan for changes, started from the previous build's stat index (see
-    :class:`~skillsite.builder.cache.EarlyScan`); none for a clean build."""
-    manifest = read_manifest(out) if incremental else None
-    if not manifest:
-        return EarlyScan()
-    return EarlyScan(out, manifest.get("files", {}), recorded(out))
 
 
 def _previous_cache(out: Path, config_key: str, early: EarlyScan, previous: bool) -> BuildCache:

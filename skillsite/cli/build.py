@@ -77,22 +77,29 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
 
     Exit codes: 0 built, 1 --strict found errors, 2 usage or configuration error.
     """
-    from skillsite.builder.pipeline import BuildFailed
-    from skillsite.builder.pipeline import build as run_build
-    from skillsite.linter.checker import display_path
-    from skillsite.linter.rules import load_config
+    from skillsite.builder.early import Early
 
-    config = load_config(config_path)
-    if exclude_invalid:
-        config = config.merged(exclude_invalid=True)
-    try:
-        with Progress("checking") as progress:
-            result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
-                               strict=strict, incremental=not clean, progress=progress.update,
-                               site=not no_site, mkdocs_config=mkdocs_config)
-    except BuildFailed as failure:
-        _print_build_problems(failure.problems, corpus, quiet)
-        raise
+    # The lock and the scan for changes first: the scan's helpers compare the corpus with
+    # the previous build while this process imports the build's modules.
+    with Early(corpus, out, incremental=not clean) as early:
+        from skillsite.builder.pipeline import BuildFailed
+        from skillsite.builder.pipeline import build as run_build
+        from skillsite.linter.rules import load_config
+
+        config = load_config(config_path)
+        if exclude_invalid:
+            config = config.merged(exclude_invalid=True)
+        try:
+            with Progress("checking") as progress:
+                result = run_build(corpus, out, config=config, jobs=jobs, backend=backend,
+                                   strict=strict, incremental=not clean,
+                                   progress=progress.update, site=not no_site,
+                                   mkdocs_config=mkdocs_config, early=early)
+        except BuildFailed as failure:
+            _print_build_problems(failure.problems, corpus, quiet)
+            raise
+    from skillsite.linter.checker import display_path
+
     _print_build_problems(result.problems, corpus, quiet)
     if not result.files:
         from skillsite.cli.check import warn_no_skills
