@@ -12,10 +12,10 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from itertools import chain, islice
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from skillsite.config import Config
 from skillsite.linter.discover import Flagged, discover
@@ -253,8 +253,9 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     checking.
 
     With ``share``, this process is one of the ``jobs``: it checks files itself whenever
-    its workers have enough queued (:func:`_shared`), instead of waiting on them. The
-    build, whose process has its own work between two results, leaves it off.
+    its workers have enough queued (:func:`_shared`), instead of waiting on them; on
+    Linux its workers are then :mod:`skillsite.linter.forked`'s, not a process pool's.
+    The build, whose process has its own work between two results, leaves it off.
     """
     iterator = iter(sources)
     # The idle cores are looked for while the walk finds the first files (every
@@ -273,15 +274,19 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
             yield _check_one(source, ctx, base, extract, finish)
             progress(1)
         return
-    from concurrent.futures import ProcessPoolExecutor
-    from multiprocessing import get_context
-
     # Checked here, the first file imports the parsers and the rules and compiles their
     # patterns once: forked workers inherit them instead of each paying for them again.
     _load_checker()
     yield _check_one(head[0], ctx, base, extract, finish)
     progress(1)
     del head[0]
+    if share and sys.platform.startswith("linux"):
+        yield from _shared_forked(workers - 1, chain(head, iterator),
+                                  (ctx, base, extract, finish), progress)
+        return
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing import get_context
+
     pool = ProcessPoolExecutor(workers - share, mp_context=get_context(),
                                initializer=_init_worker,
                                initargs=(os.getpid(), ctx, base, extract, finish))
@@ -298,8 +303,11 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
             interval = sys.getswitchinterval()
             sys.setswitchinterval(0.002)
             try:
-                yield from _shared(pool, workers - 1, chain(head, iterator), pending,
-                                   collecting, (ctx, base, extract, finish), progress)
+                yield from _shared(lambda chunk: pool.submit(_check_chunk, chunk),
+                                   workers - 1,
+                                   chain(head, iterator), cast(deque[_Pending], pending),
+                                   cast(list[_Pending], collecting),
+                                   (ctx, base, extract, finish), progress)
             finally:
                 sys.setswitchinterval(interval)
         else:
@@ -317,14 +325,39 @@ def check_files(sources: Iterable[Source], ctx: Context, base: Path, jobs: int |
     pool.shutdown()
 
 
-#: Chunks each worker has queued while this process checks files too: one running, one
-#: waiting in its pipe and one with the pool's thread, which hands it over as soon as a
-#: result comes back; a worker then never waits for this process to cut the next.
+def _shared_forked(count: int, sources: Iterator[Source],
+                   state: tuple[Context, Path, Extract | None, Finish | None],
+                   progress: Callable[[int], None]) -> Iterator[Any]:
+    """:func:`_shared` with ``count`` workers of :mod:`skillsite.linter.forked` rather
+    than a process pool: no pool to import, and no thread in this process."""
+    from skillsite.linter.forked import Workers
+
+    workers = Workers(count, partial(_init_worker, os.getpid(), *state), _check_chunk)
+    try:
+        yield from _shared(workers.submit, count, sources, deque(), [], state, progress)
+    except BaseException:  # interrupted, or the caller stopped reading: stop at once
+        workers.stop()
+        raise
+    workers.shutdown()
+
+
+class _Pending(Protocol):
+    """A worker's chunk on its way: a ``Future`` or a :class:`forked.Task`."""
+
+    def done(self) -> bool: ...
+
+    def result(self) -> list[Any]: ...
+
+
+#: Chunks each worker has queued while this process checks files too: one running and
+#: two waiting in its pipe (with a pool: one in the pipe and one with the pool's thread,
+#: which hands it over as soon as a result comes back); a worker then never waits for
+#: this process to cut the next.
 _QUEUED = 3
 
 
-def _shared(pool: ProcessPoolExecutor, workers: int, sources: Iterator[Source],
-            pending: deque[Future[list[Any]]], collecting: list[Future[list[Any]]],
+def _shared(submit: Callable[[list[Source]], _Pending], workers: int,
+            sources: Iterator[Source], pending: deque[_Pending], collecting: list[_Pending],
             state: tuple[Context, Path, Extract | None, Finish | None],
             progress: Callable[[int], None]) -> Iterator[Any]:
     """The results of ``sources`` in order, checked by ``workers`` pool processes and
@@ -332,7 +365,7 @@ def _shared(pool: ProcessPoolExecutor, workers: int, sources: Iterator[Source],
     the next file itself meanwhile. Results are yielded as soon as all before them are
     in."""
     # The segments in order: a future (a worker's chunk) or a list (this process's files).
-    segments: deque[Future[list[Any]] | list[Any]] = deque()
+    segments: deque[_Pending | list[Any]] = deque()
     # A few chunks read ahead, so that the end of the walk is seen before the last chunks
     # are cut: they are then cut smaller, for the processes to end together.
     ahead: deque[Source] = deque()
@@ -354,8 +387,7 @@ def _shared(pool: ProcessPoolExecutor, workers: int, sources: Iterator[Source],
         if sum(not isinstance(s, list) and not s.done() for s in segments) < _QUEUED * workers:
             size = (min(_CHUNK, max(1, len(ahead) // (2 * (workers + 1)))) if walked
                     else _CHUNK)
-            future = pool.submit(_check_chunk, [ahead.popleft()
-                                                for _ in range(min(size, len(ahead)))])
+            future = submit([ahead.popleft() for _ in range(min(size, len(ahead)))])
             pending.append(future)
             segments.append(future)
         elif walked:
@@ -370,8 +402,8 @@ def _shared(pool: ProcessPoolExecutor, workers: int, sources: Iterator[Source],
     yield from reversed(last)
 
 
-def _ready(segments: deque[Future[list[Any]] | list[Any]], pending: deque[Future[list[Any]]],
-           collecting: list[Future[list[Any]]], progress: Callable[[int], None],
+def _ready(segments: deque[_Pending | list[Any]], pending: deque[_Pending],
+           collecting: list[_Pending], progress: Callable[[int], None],
            final: bool) -> Iterator[Any]:
     """The results of the segments at the front that are complete: a worker's chunk once
     done (every one when ``final``), this process's files once a segment follows them
@@ -409,7 +441,7 @@ def _stop(pool: ProcessPoolExecutor, futures: list[Future[list[Any]]]) -> None:
     pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _collect(future: Future[list[Any]], progress: Callable[[int], None]) -> list[Any]:
+def _collect(future: _Pending, progress: Callable[[int], None]) -> list[Any]:
     results = future.result()
     progress(len(results))
     return results
