@@ -78,30 +78,35 @@ def contains_lowered(text: str, marker: str) -> bool:
 
 @cache
 def _split(candidates: tuple[str, ...]
-           ) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...]]:
+           ) -> tuple[frozenset[str], tuple[str, ...], tuple[str, ...],
+                      tuple[tuple[str, str], ...]]:
     """The lowered forms of the ``candidates`` that are in :data:`MARKERS`, the
-    candidates that are not (those are searched for), and those of them that an ASCII
+    candidates that are not (those are searched for), those of them that an ASCII
     text could hold (the ASCII ones: a text's ``isascii`` costs nothing, and a text
-    searched in full for a Cyrillic or Chinese marker costs a pass)."""
+    searched in full for a Cyrillic or Chinese marker costs a pass), and each candidate
+    with its lowered form."""
     unknown = tuple(m for m in candidates if m.lower() not in _KNOWN)
     return (frozenset(m.lower() for m in candidates if m.lower() in _KNOWN),
-            unknown, tuple(m for m in unknown if m.isascii()))
+            unknown, tuple(m for m in unknown if m.isascii()),
+            tuple((m, m.lower()) for m in candidates))
 
 
 def any_in(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text for marker in candidates)``, as :func:`contains` answers it."""
-    known, unknown, ascii_unknown = _split(candidates)
+    known, unknown, ascii_unknown, lowered = _split(candidates)
     present = found(text)
     # A marker in the text has its lowered form in ``present``: only those are confirmed.
     if not present.isdisjoint(known) and any(
-            marker in text for marker in candidates if marker.lower() in present):
+            marker in text for marker, low in lowered if low in present):
         return True
+    if not unknown:
+        return False  # every candidate is a marker (the usual case)
     return any(marker in text for marker in (ascii_unknown if text.isascii() else unknown))
 
 
 def any_lowered(text: str, candidates: tuple[str, ...]) -> bool:
     """``any(marker in text.lower() for marker in candidates)``, for lower-case markers."""
-    known, unknown, ascii_unknown = _split(candidates)
+    known, unknown, ascii_unknown, _ = _split(candidates)
     return (not found(text).isdisjoint(known)
             or any(marker in lower(text)
                    for marker in (ascii_unknown if text.isascii() else unknown)))

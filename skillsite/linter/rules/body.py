@@ -4,7 +4,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from skillsite.linter.markers import any_in
+from skillsite.linter.markers import MARKERS
+from skillsite.linter.markers import found as markers_of
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.registry import Elsewhere, Finding, rule
 from skillsite.linter.rules.texts import texts
@@ -46,6 +47,9 @@ _PERSONAL = re.compile(r"(?<![\w/])(?:[A-Za-z]:\\{1,2}Users\\{1,2}|/Users/|/home
                        r"([A-Za-z0-9][\w.-]*)(?=[\\/])")
 #: What every match of _PERSONAL holds ("Users" alone is in much prose).
 _PERSONAL_PARTS = ("/Users/", "/home/", "Users\\")
+#: The parts lowered, markers of the marker pass: a text without any holds no part.
+_PERSONAL_GATE = frozenset(part.lower() for part in _PERSONAL_PARTS)
+assert _PERSONAL_GATE.issubset(MARKERS)
 #: Names that stand for whoever runs the skill, not for one person.
 _ANYONE = frozenset({
     "user", "username", "user-name", "user_name", "you", "your-name", "yourname", "your_name",
@@ -73,8 +77,8 @@ def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``python scripts/fill.py``.
     """
     for text in texts(doc, ctx):
-        if not any_in(text.text, _PERSONAL_PARTS):
-            continue
+        if _PERSONAL_GATE.isdisjoint(markers_of(text.text)):
+            continue  # the text holds no part, whatever its case
         for found in _PERSONAL.finditer(text.text):
             if found.group(1).lower() in _ANYONE or _STAND_IN.match(found.group(1)):
                 continue
