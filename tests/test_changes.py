@@ -111,3 +111,27 @@ def test_a_cancelled_scan_leaves_no_helper_behind(tmp_path: Path) -> None:
         except ChildProcessError:
             continue
         raise AssertionError(f"helper {pid} was not reaped")
+
+
+def test_an_overlay_reads_as_the_merged_listings() -> None:
+    """After a rewalk, the whole tree's listings are the previous ones under those listed
+    again, less the folders gone (linter.listings.Overlay): read, counted and iterated
+    as that merged dict would be, without a copy of the previous ones."""
+    from skillsite.linter.listings import Overlay, as_dict, removed
+
+    def listing(mtime: int) -> tuple[int, bool, tuple[str, ...], tuple[tuple[str, str], ...]]:
+        return (mtime, False, (), ())
+
+    base = {"r": listing(1), "r/a": listing(2), "r/a/x": listing(3), "r/b": listing(4)}
+    over = {"r/a": listing(5), "r/a/y": listing(6), "r/a/x": listing(7)}
+    for gone in (set(), {"r/a/x"}, {"r/b"}):
+        overlay = Overlay(base, over, gone)
+        merged = {**{k: v for k, v in base.items() if k not in gone}, **over}
+        assert list(overlay) == list(merged) and len(overlay) == len(merged)
+        assert dict(overlay.items()) == merged and as_dict(overlay) == merged
+        assert list(as_dict(overlay)) == list(merged)
+        for key in [*base, *over, "r/c"]:
+            assert (key in overlay) == (key in merged)
+            assert overlay.get(key) == merged.get(key)
+        assert removed(base, overlay) == base.keys() - merged.keys()
+        assert overlay.same_folders() == (merged.keys() == base.keys())

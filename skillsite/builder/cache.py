@@ -21,7 +21,7 @@ import marshal
 import os
 import zlib
 from array import array
-from collections.abc import Callable, Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
@@ -31,7 +31,7 @@ from typing import Any, NamedTuple
 
 from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
 from skillsite.builder.records import CACHE_VERSION, Cached
-from skillsite.linter.listings import Listing
+from skillsite.linter.listings import Lazy, Listing, Overlay, as_dict, removed
 
 CACHE_DIR = "build-cache"
 STATS_FILE = "stats.bin"  # the stat index's shape: see StatIndex.shape_bytes
@@ -49,11 +49,11 @@ class BuildCache:
     included: dict[str, str] = field(default_factory=dict)
     #: The discovery walk's folder listings (see :class:`~skillsite.linter.discover.Listings`);
     #: None when no folder changed since the previous build (they are not even loaded).
-    listings: dict[str, Listing] | None = field(default_factory=dict)
+    listings: Mapping[str, Listing] | None = field(default_factory=dict)
     #: The records as loaded, per shard.
     shards: list[dict[str, Cached]] = field(default_factory=list)
-    #: The listings as loaded, per shard.
-    listing_shards: list[dict[str, Listing]] = field(default_factory=list)
+    #: The listings as loaded, per shard (each read when first asked for).
+    listing_shards: Sequence[dict[str, Listing]] = field(default_factory=list)
     #: Keys whose record is new or differs from the previous cache's.
     changed: set[str] = field(default_factory=set)
     #: Whether ``listings`` cover every folder of the corpus (see ``Listings.complete``).
@@ -183,11 +183,9 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
         if cache.changes and cache.changes.tree_unchanged:
             cache.listings = None  # not needed: the walk is skipped
         else:
-            cache.listings = {}
-            for number in range(CACHE_SHARDS):
-                part = marshal.loads(verified(dist / CACHE_DIR / LISTINGS_FILE.format(number)))
-                cache.listings.update(part)
-                cache.listing_shards.append(part)
+            shards = _ListingShards([verified(dist / CACHE_DIR / LISTINGS_FILE.format(number))
+                                     for number in range(CACHE_SHARDS)])
+            cache.listings, cache.listing_shards = shards, shards.parts()
         return cache
     except (OSError, ValueError, TypeError, KeyError, AttributeError, EOFError):
         if scan is not None:
@@ -196,6 +194,65 @@ def load_cache(dist: Path, config_key: str, checksums: dict[str, str],
     finally:
         if early is not None:
             early.cancel()  # not taken: the cache is not reusable
+
+
+class _ListingShards(Lazy):
+    """The previous build's listings, a shard unmarshalled when a folder of it is first
+    asked for: after a few folders changed, the build reads a few listings of the 183k
+    (at 100k skills) and rewrites their shards, and the others stay bytes."""
+
+    def __init__(self, blobs: list[bytes]) -> None:
+        self.blobs = blobs
+        self.decoded: list[dict[str, Listing] | None] = [None] * len(blobs)
+        self.whole: dict[str, Listing] | None = None
+
+    def part(self, number: int) -> dict[str, Listing]:
+        part = self.decoded[number]
+        if part is None:
+            part = marshal.loads(self.blobs[number])
+            if not isinstance(part, dict):
+                raise ValueError(f"listing shard {number} is not a table")
+            self.decoded[number] = part
+        return part
+
+    def parts(self) -> Sequence[dict[str, Listing]]:
+        return _Parts(self)
+
+    def __getitem__(self, key: str) -> Listing:
+        return self.part(_shard_of(key))[key]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key in self.part(_shard_of(key))
+
+    def __len__(self) -> int:
+        return len(self.as_dict())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.as_dict())
+
+    def as_dict(self) -> dict[str, Listing]:
+        """Every listing, shard after shard, as loading them all made them (kept)."""
+        if self.whole is None:
+            whole: dict[str, Listing] = {}
+            for number in range(len(self.blobs)):
+                whole.update(self.part(number))
+            self.whole = whole
+        return self.whole
+
+
+class _Parts(Sequence[dict[str, Listing]]):
+    """The shards of a :class:`_ListingShards`, each unmarshalled when asked for."""
+
+    def __init__(self, shards: _ListingShards) -> None:
+        self.shards = shards
+
+    def __len__(self) -> int:
+        return len(self.shards.blobs)
+
+    def __getitem__(self, number: int) -> dict[str, Listing]:  # type: ignore[override]
+        if not 0 <= number < len(self):
+            raise IndexError(number)
+        return self.shards.part(number)
 
 
 Write = Callable[[Path, bytes], None]
@@ -235,19 +292,20 @@ def _save_listings(folder: Path, cache: BuildCache, old: BuildCache, write: Writ
             if not path_of(number).exists():
                 write(path_of(number), marshal.dumps({}))
         return
-    previous = old.listings or {}
+    previous = old.listings if old.listings is not None else {}
     if cache.relisted is not None:  # the others are the previous listings
         moved = set(cache.relisted)
     else:
+        before = as_dict(previous)
         moved = {path for path, listing in cache.listings.items()
-                 if previous.get(path) is not listing}
-    moved |= previous.keys() - cache.listings.keys()
+                 if before.get(path) is not listing}
+    moved |= removed(previous, cache.listings)
     _write_shards(path_of, cache.listings, old.listing_shards, moved, lambda listing: listing,
                   write)
 
 
 def _write_shards(path_of: Callable[[int], Path], records: Mapping[str, Any],
-                  before: list[dict[str, Any]], moved: set[str],
+                  before: Sequence[dict[str, Any]], moved: set[str],
                   row: Callable[[Any], Any], write: Write) -> None:
     """Write ``records`` in :data:`CACHE_SHARDS` shards (each value through ``row``).
     With the shards of the previous build in ``before``, a shard in which no key
@@ -308,7 +366,7 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         assert before is not None
         parts = _updated_index(cache, old, before)
     elif cache.listings is not None:
-        parts = _fresh_index(cache, cache.listings)
+        parts = _fresh_index(cache, as_dict(cache.listings))
     else:
         return StatIndex()
     if not _record_dependencies(parts, str(root)):
@@ -404,21 +462,21 @@ def _same_tree(cache: BuildCache, old: BuildCache, index: StatIndex) -> bool:
 
     ``old``'s listings and records have the folders and files of its index: the build
     that saved them made the index from them, or kept its previous index because they
-    had that one's (this test). So when every folder listed again was listed before and
-    every record made again existed before, equal counts say the folders and files are
-    those of the index; the look-ups of all of them (283k at 100k skills, the first use
-    of each path's hash) are left for the other cases."""
-    if cache.listings is None:
+    had that one's (this test). So after a rewalk that found no folder gone or new
+    (see :class:`~skillsite.linter.listings.Overlay`), when every record made again
+    existed before and the counts are the index's, the folders and files are those of
+    the index; the look-ups of all of them (283k at 100k skills, the first use of each
+    path's hash) are left for the other cases."""
+    listings = cache.listings
+    if listings is None:
         return True  # no folder changed: the files are the previous build's
-    same_counts = (old.listings is not None
-                   and len(cache.listings) == len(old.listings) == len(index.folders)
-                   and len(cache.files) == len(old.files) == len(index.keys))
-    if not (same_counts and cache.relisted is not None and old.listings is not None
-            and all(map(old.listings.__contains__, cache.relisted))):
+    if not (isinstance(listings, Overlay) and listings.base is old.listings
+            and listings.same_folders()):
         # (Lengths, then look-ups in C: sets of the 183k folders and 100k files cost more.)
-        if not _same_keys(cache.listings, index.folders):
+        if not _same_keys(as_dict(listings), index.folders):
             return False
-    elif all(map(old.files.__contains__, cache.changed)):
+    elif (len(cache.files) == len(old.files) == len(index.keys)
+          and all(map(old.files.__contains__, cache.changed))):
         # Every record is the previous build's or one of ``changed`` (see
         # builder.checking): here all of them are keys of ``old.files``.
         return True

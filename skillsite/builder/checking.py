@@ -18,7 +18,7 @@ from skillsite.builder.stores import BuildStores
 from skillsite.linter.checker import check_files, corpus_problems, display_path
 from skillsite.linter.discover import Flagged, kind_of
 from skillsite.linter.lint import make_problem
-from skillsite.linter.listings import Listing, Listings, folder_chain
+from skillsite.linter.listings import Listing, Listings, folder_chain, removed
 from skillsite.linter.rules.context import Context
 from skillsite.linter.rules.corpus import SkillRecord
 from skillsite.models import ERROR, WITHHOLDING_RULES, Document, Problem, Source
@@ -121,9 +121,9 @@ class _ChangeCheck:
         they or what they depend on moved."""
         changes, index = self.old.changes, self.old.stat_index
         assert changes is not None
-        current, previous = self.listings.current, self.listings.previous
+        current, previous = self.listings.whole(), self.listings.previous
         self.mtimes = _ListedMtimes(current)
-        moved = {*(changes.changed_folders or ()), *(previous.keys() - current.keys())}
+        moved = {*(changes.changed_folders or ()), *removed(previous, current)}
         if index is None:
             yield from self._every_file_outside(moved)
             return

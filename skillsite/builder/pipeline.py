@@ -71,7 +71,7 @@ from skillsite.config import Config
 from skillsite.errors import SkillsiteError
 from skillsite.index import BACKENDS, DEFAULT_BACKEND
 from skillsite.linter.discover import Flagged, kind_of, rewalk, walk_files
-from skillsite.linter.listings import Listings
+from skillsite.linter.listings import Listings, as_dict
 from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, PhaseClock, Problem
 from skillsite.store.catalog import write_catalog
@@ -202,7 +202,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                                       progress, stores, walk.listings,
                                                       walk.relisted)
                 cache.listings, cache.relisted = (
-                    None if walk.unchanged_tree else walk.listings.current,
+                    None if walk.unchanged_tree else walk.listings.whole(),
                     walk.listings.relisted)
                 cache.walk_complete = walk.listings.complete and not flagged
                 clock.lap("discover, check, content and index")
@@ -288,15 +288,16 @@ class _Walked(NamedTuple):
 def _walk(root: Path, old: BuildCache, ctx: Context, flagged: list[Flagged]) -> _Walked:
     """The corpus's files, by the cheapest means the previous build's scan allows: none
     to walk when no folder changed, the changed folders alone, or the whole tree."""
-    listings = Listings(previous=old.listings or {})
+    previous = old.listings if old.listings is not None else {}
+    listings = Listings(previous=previous)
     scan = old.changes
     unchanged_tree = bool(scan and scan.tree_unchanged)
     relisted = None
     if scan and scan.changed_folders and old.listings is not None:
         relisted = rewalk(root, scan.changed_folders, exclude=ctx.config.exclude,
                           listings=listings)
-        if relisted is None:  # it cannot stand in for a walk: walk
-            listings = Listings(previous=old.listings)
+    if relisted is None:  # (also when a rewalk cannot stand in for a walk)
+        listings = Listings(previous=as_dict(previous))  # the walk reads every folder's
     found: Iterable[tuple[str, str]] = ()
     if not unchanged_tree and relisted is None:
         found = walk_files(root, exclude=ctx.config.exclude, flagged=flagged,

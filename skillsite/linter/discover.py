@@ -17,6 +17,7 @@ from typing import NamedTuple
 from skillsite.linter.listings import (
     Listing,
     Listings,
+    Overlay,
     folder_chain,
     record_listing,
     unchanged_listing,
@@ -93,8 +94,8 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
            listings: Listings) -> list[tuple[str, str]] | None:
     """List again only ``folders`` (their mtime moved since ``listings.previous`` was
     recorded) and the folders that are new below them; every other folder holds what it
-    held. Returns the files of the folders listed, and leaves in ``listings.current``
-    the listings of the whole tree.
+    held. Returns the files of the folders listed, and leaves in ``listings.tree`` the
+    listings of the whole tree (those it listed are ``listings.current``).
 
     None when this cannot stand in for a full walk: a folder gained or lost its
     SKILL.md (which changes what the Markdown below it is), holds a symlink or a special
@@ -123,17 +124,20 @@ def rewalk(root: Path, folders: Iterable[str], *, exclude: tuple[str, ...],
             folder not in listings.current or listings.current[folder][1] != previous[folder][1]
             for folder in here):
         return None
-    kept = dict(previous)
+    gone_below: set[str] = set()
     for folder in here:
         lost = [folder + os.sep + name
                 for name in set(previous[folder][2]) - set(listings.current[folder][2])]
         while lost:  # a subfolder that went, and everything below it
             path = lost.pop()
-            listing = kept.pop(path, None)
+            listing = previous.get(path) if path not in gone_below else None
             if listing is not None:
+                gone_below.add(path)
                 lost += [path + os.sep + name for name in listing[2]]
     listings.relisted = frozenset(listings.current)
-    listings.current = {**kept, **listings.current}
+    # The previous listings, less those gone, under those listed again: not a copy of
+    # every folder's (only the few looked at are read, see Overlay).
+    listings.tree = Overlay(previous, listings.current, gone_below)
     return files
 
 
