@@ -102,27 +102,37 @@ def dumps_indented(value: Any) -> str:
 
 
 def _encode(value: Any, newline: str, out: list[str]) -> None:
+    # A string inside a mapping or a list (most of the trust part: levels, summaries,
+    # hosts, tools) is written with its key or comma, without a call of its own.
     if isinstance(value, dict):
         if not value:
             out.append("{}")
             return
-        inner, opening = newline + "  ", "{"
+        inner = newline + "  "
+        opening, between = "{" + inner, "," + inner
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(key)
-            out.append(opening + inner + _string(key) + ": ")
-            opening = ","
-            _encode(item, inner, out)
+            if type(item) is str:
+                out.append(f"{opening}{_string(key)}: {_string(item)}")
+            else:
+                out.append(f"{opening}{_string(key)}: ")
+                _encode(item, inner, out)
+            opening = between
         out.append(newline + "}")
     elif isinstance(value, (list, tuple)):
         if not value:
             out.append("[]")
             return
-        inner, opening = newline + "  ", "["
+        inner = newline + "  "
+        opening, between = "[" + inner, "," + inner
         for item in value:
-            out.append(opening + inner)
-            opening = ","
-            _encode(item, inner, out)
+            if type(item) is str:
+                out.append(opening + _string(item))
+            else:
+                out.append(opening)
+                _encode(item, inner, out)
+            opening = between
         out.append(newline + "]")
     else:
         out.append(_scalar(value))
