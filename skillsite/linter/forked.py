@@ -28,8 +28,8 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-#: Bytes of the length that comes before each pickle.
-_HEAD = 4
+#: Bytes of the length that comes before each pickle (8: no result is too long for it).
+_HEAD = 8
 #: Pipe capacity asked for (Linux): a worker's results for a few tasks fit in it, so it
 #: seldom waits for this process to read them.
 _PIPE_SIZE = 1 << 20
