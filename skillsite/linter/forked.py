@@ -34,6 +34,8 @@ _HEAD = 8
 #: seldom waits for this process to read them.
 _PIPE_SIZE = 1 << 20
 _F_SETPIPE_SZ = 1031
+#: Bytes asked of a pipe per read: os.read allocates them first.
+_READ = 1 << 16
 
 
 class WorkerDied(RuntimeError):
@@ -106,20 +108,21 @@ class Workers:
 
     def pump(self, wait: bool) -> None:
         """Write what the pipes take and read what the workers sent; with ``wait``, first
-        wait until one of them can move."""
-        if wait:
-            poll = select.poll()
-            for worker in self._workers:
-                if worker.waiting:
-                    poll.register(worker.results, select.POLLIN)
-                if worker.out:
-                    poll.register(worker.tasks, select.POLLOUT)
-            if any(w.waiting or w.out for w in self._workers):
-                poll.poll()
+        wait until one of them can move. One ``poll`` says which pipes hold results: a
+        read is tried only on those (each try costs a buffer and a system call)."""
+        poll = select.poll()
         for worker in self._workers:
             if worker.out:
                 self._write(worker)
             if worker.waiting:
+                poll.register(worker.results, select.POLLIN)
+            if worker.out and wait:
+                poll.register(worker.tasks, select.POLLOUT)
+        ready = {fd for fd, _ in poll.poll(None if wait else 0)}
+        for worker in self._workers:
+            if worker.out and worker.tasks in ready:
+                self._write(worker)
+            if worker.waiting and worker.results in ready:
                 self._read(worker)
 
     def shutdown(self) -> None:
@@ -161,12 +164,14 @@ class Workers:
     def _read(worker: _Worker) -> None:
         while True:
             try:
-                data = os.read(worker.results, _PIPE_SIZE)
+                data = os.read(worker.results, _READ)
             except BlockingIOError:
                 break
             if not data:
                 raise WorkerDied(f"check worker {worker.pid} ended unexpectedly")
             worker.into += data
+            if len(data) < _READ:
+                break  # the pipe is empty for now
         into = worker.into
         while len(into) >= _HEAD:
             size = int.from_bytes(into[:_HEAD], "little")

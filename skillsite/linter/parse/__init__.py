@@ -11,7 +11,7 @@ from pathlib import Path
 from skillsite.config import DEFAULT_MAX_SIZE
 from skillsite.linter.capped import read_capped
 from skillsite.linter.discover import CANDIDATE
-from skillsite.linter.parse import frontmatter, jsonmap, tomlmap, yamlmap
+from skillsite.linter.parse import frontmatter, yamlmap
 from skillsite.models import Document, Issue, Source
 
 # Mini-A candidates are sniffed from their head before being read whole.
@@ -35,9 +35,15 @@ def parse_text(doc: Document, text: str) -> Document:
     """Fill ``doc`` from ``text``, a normalized file of ``doc.source.kind`` (``skillsite
     fix`` parses its edits with this before writing them)."""
     doc.derived["text"] = text  # the whole normalized file, for scans and suppressions
+    # The TOML and JSON readers are imported by the first manifest (most corpora have
+    # none: about 1 ms of a cold check's start).
     if doc.source.kind == "skill-toml":
+        from skillsite.linter.parse import tomlmap
+
         _fill(doc, tomlmap.load(text))
     elif doc.source.kind == "skill-json":
+        from skillsite.linter.parse import jsonmap
+
         _fill(doc, jsonmap.load(text))
     else:
         _read_markdown(doc, text)
