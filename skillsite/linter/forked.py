@@ -45,16 +45,18 @@ class WorkerDied(RuntimeError):
 class Task:
     """A task sent to a worker: :meth:`done` and :meth:`result` as a ``Future``'s."""
 
-    __slots__ = ("_workers", "_value", "_failed", "_done")
+    __slots__ = ("_workers", "_worker", "_value", "_failed", "_done")
 
-    def __init__(self, workers: Workers) -> None:
-        self._workers = workers
+    def __init__(self, workers: Workers, worker: _Worker) -> None:
+        self._workers, self._worker = workers, worker
         self._value: Any = None
         self._failed = False
         self._done = False
 
     def done(self) -> bool:
-        if not self._done:
+        # A worker's results come back in order: a task behind one not done is not done
+        # either, and asking the pipes again would only cost a poll().
+        if not self._done and self._worker.waiting[0] is self:
             self._workers.pump(wait=False)
         return self._done
 
@@ -101,7 +103,7 @@ class Workers:
         worker = min(self._workers, key=lambda w: len(w.waiting))
         data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
         worker.out += len(data).to_bytes(_HEAD, "little") + data
-        sent = Task(self)
+        sent = Task(self, worker)
         worker.waiting.append(sent)
         self._write(worker)
         return sent
