@@ -3,9 +3,14 @@
 A build writes into a temporary folder beside ``dist/`` and swaps it in at the end (with
 one atomic ``renameat2(RENAME_EXCHANGE)`` where Linux offers it, else two renames), so a
 reader sees the old or the new ``dist/``, never half of one, and a build that fails or is
-killed leaves the old one untouched. An advisory lock beside ``dist/`` keeps two builds
-from writing at once; the kernel releases it when a build dies, however it dies, because
-no child process keeps a copy of it (see :class:`BuildLock`).
+killed leaves the old one as it was. The one exception is the previous ``site/``, which an
+incremental build moves into its temporary folder for its last seconds and changes through
+an undo journal (:mod:`skillsite.site.journal`): a failed or stopped build puts it back
+before it exits, and after a SIGKILL the next build does, as soon as it holds the lock
+(:func:`recover_previous_site`); meanwhile the previous ``dist/`` has no ``site/``. An
+advisory lock beside ``dist/`` keeps two builds from writing at once; the kernel releases
+it when a build dies, however it dies, because no child process keeps a copy of it (see
+:class:`BuildLock`).
 """
 from __future__ import annotations
 
@@ -79,6 +84,11 @@ class BuildLock:
         handle.write(f"pid {os.getpid()}")
         handle.flush()
         self.handle = handle
+        try:
+            recover_previous_site(self.dist)
+        except BaseException:
+            self.__exit__()
+            raise
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -158,6 +168,46 @@ def stopped_cleanly_by_signals(dist: Path) -> Iterator[None]:
     finally:
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def journal_folder(work: Path) -> Path:
+    """Where the build writing ``work`` keeps the journal of the previous site it moved
+    in (see :mod:`skillsite.site.journal`)."""
+    return work.with_name(work.name.replace(".tmp-", ".journal-", 1))
+
+
+def recover_previous_site(dist: Path) -> None:
+    """Before anything else, with the lock held: put back into ``dist`` the previous site
+    that a killed build had moved into its temporary folder (the journals of builds that
+    finished are deleted)."""
+    if not any(dist.parent.glob(f".{dist.name}.journal-*")):
+        return  # (skillsite.site is imported only when there is a journal)
+    from skillsite.site.journal import recover
+
+    recover(dist)
+
+
+def put_back_previous_site(work: Path) -> bool:
+    """After a build writing ``work`` failed: the previous site it moved in goes back
+    into the previous dist/. False when it could not (then ``work`` must be left for the
+    next build to undo)."""
+    if not journal_folder(work).is_dir():
+        return True
+    from skillsite.site.journal import restore
+
+    return restore(work)
+
+
+def drop_journal(work: Path) -> None:
+    """Once the build writing ``work`` is swapped in: its journal is deleted, in the
+    background (it holds the files the site replaced)."""
+    folder = journal_folder(work)
+    if not folder.is_dir():
+        return
+    from skillsite.site.journal import discard
+
+    discard(work)
+    _discard(folder)
 
 
 def temp_dir(dist: Path) -> Path:

@@ -48,6 +48,9 @@ from skillsite.builder.checking import (
 from skillsite.builder.dist import (
     BuildLock,
     copy_previous,
+    drop_journal,
+    journal_folder,
+    put_back_previous_site,
     stopped_cleanly_by_signals,
     swap_in,
     temp_dir,
@@ -236,9 +239,12 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                {**hashing.result(), **writer.checksums()})
             clock.lap("manifest")
             swap_in(work, out)
+            drop_journal(work)
             clock.lap("swap in")
         except BaseException:
-            shutil.rmtree(work, ignore_errors=True)
+            # The previous site goes back first, if the site moved it in (journal.py).
+            if put_back_previous_site(work):
+                shutil.rmtree(work, ignore_errors=True)
             raise
     return BuildResult(
         out, problems, files=sum(map(_FOUND, cache.files.values())) + len(flagged),
@@ -264,7 +270,7 @@ def _site(work: Path, root: Path, problems: list[Problem], previous: Path | None
     writer.checksums()
     from skillsite.site import build_site
     result = build_site(work, root, problems, previous=previous, mkdocs_config=site[1],
-                        jobs=jobs)
+                        jobs=jobs, journal=journal_folder(work))
     clock.lap("site")
     return result
 

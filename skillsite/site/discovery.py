@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from skillsite.site.data import SiteSkill
-from skillsite.site.writing import write_if_changed
+from skillsite.site.writing import remove, write_if_changed
 
 SCHEMA = "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
 INDEX_DIR = ".well-known/agent-skills"
@@ -184,10 +184,10 @@ def write_index(site: Path, entries: list[dict[str, str]],
         gone = [path[len(prefix):] for path in kept
                 if path.startswith(prefix) and path[len(prefix):] not in wanted]
         for path in gone:
-            (folder / path).unlink(missing_ok=True)
+            remove(folder / path)
         for parent in sorted({os.path.dirname(path) for path in gone}, reverse=True):
             while parent and not os.listdir(folder / parent):
-                os.rmdir(folder / parent)
+                remove(folder / parent)
                 parent = os.path.dirname(parent)
         return
     start = len(os.path.join(folder, ""))
@@ -195,6 +195,6 @@ def write_index(site: Path, entries: list[dict[str, str]],
         for name in names:
             path = os.path.join(parent, name)
             if path[start:].replace(os.sep, "/") not in wanted:
-                os.unlink(path)
+                remove(Path(path))
         if parent != str(folder) and not os.listdir(parent):
-            os.rmdir(parent)
+            remove(Path(parent))

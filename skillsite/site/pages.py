@@ -297,10 +297,12 @@ def _start_worker(store: str, root: str, locations: dict[str, str],
                   slugs: dict[str, str], shell: tuple[str, str, str, str] | None = None
                   ) -> None:
     if shell is not None and _WORKER.get("shell") != shell:
+        from skillsite.site.journal import attach
         from skillsite.site.stamp import load_stamper
 
-        docs, config, html, _ = shell
+        docs, config, html, site = shell
         _WORKER["stamper"] = load_stamper(Path(docs), Path(config) if config else None, html)
+        attach(Path(site))  # the pages go through the journal of a site moved in
     _WORKER.update(store=store, root=Path(root), locations=locations, slugs=slugs,
                    shell=shell)
 

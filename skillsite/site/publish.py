@@ -6,7 +6,6 @@ import functools
 import hashlib
 import json
 import os
-import shutil
 from collections.abc import Callable, Container
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +21,7 @@ from skillsite.site.mkdocs_run import SETTINGS
 from skillsite.site.pages import ASSETS, Plan
 from skillsite.site.published_files import copy_files, published_files, stored_bytes
 from skillsite.site.skill_md import generated_skill_md
-from skillsite.site.writing import write_new
+from skillsite.site.writing import remove, write_new
 
 if TYPE_CHECKING:
     from skillsite.store.content import ContentStore
@@ -121,11 +120,11 @@ def remove_gone(site: Path, pages: set[str], plan: Plan) -> None:
     slugs = {s.slug for s in plan.skills}
     for folder in _folders(site / "skills"):
         if folder.name not in slugs:
-            shutil.rmtree(folder.path)
+            remove(Path(folder.path))
     for section in ("tags", "formats", "categories", "plugins", "collections"):
         for folder in _folders(site / section):
             if f"{section}/{folder.name}/index.md" not in pages:
-                shutil.rmtree(folder.path)
+                remove(Path(folder.path))
 
 
 def _folders(parent: Path) -> list[os.DirEntry[str]]:

@@ -26,6 +26,7 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -107,16 +108,20 @@ def changed_bundles(stubs: dict[str, str], known: dict[str, str]) -> set[str]:
 
 
 def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: list[str],
-                  stale: set[str], previous: Path | None) -> None:
+                  stale: set[str], previous: Path | None, *, link: bool = True,
+                  decided: Callable[[], None] = lambda: None) -> None:
     """Each bundle of ``bundles`` into ``output/<bundle>``: those in ``stale`` (or missing
     from ``previous``, the previous build's ``pagefind/``) indexed by Pagefind from their
     stubs (``bundle/slug`` -> HTML) written as pages under ``scratch`` (removed after),
-    the others linked from ``previous``."""
+    the others linked from ``previous`` (or, without ``link``, left out: the previous
+    site moves into the build with them). ``decided`` is called once ``previous`` has
+    been looked at."""
     kept = {b for b in bundles if b not in stale and previous is not None
             and (previous / b / "pagefind-entry.json").is_file()}
     output.mkdir(parents=True, exist_ok=True)
-    if kept and previous is not None:
+    if kept and previous is not None and link:
         link_tree(previous, output, tuple(sorted(set(os.listdir(previous)) - kept)))
+    decided()
     try:
         write_files((str(_stub_path(scratch, key)), html.encode("utf-8"))
                     for key, html in stubs.items() if key.split("/", 1)[0] not in kept)

@@ -13,12 +13,22 @@
    built over that copy with ``--dirty``.
 4. The security policy, supporting files, discovery index, search bundle and catalog.
 
+With stamped skill pages (the default), an incremental build run by the pipeline does not
+link the previous site: once the previous site is checked against its manifest and the
+search thread has looked at its bundles, the site is *moved* into the new dist/ (one
+rename) once the shell's mkdocs run is checked, before the first change to the site (see
+:func:`~skillsite.site.stamped_site.build_stamped`), and every change goes through an undo
+journal (:mod:`~skillsite.site.journal`), so that a failed build puts it back exactly;
+the search bundles that stay are left where they are, and those made again replace their
+folder. The previous dist/ has no ``site/`` from that move to the swap (see
+docs/building.md, "Atomic").
+
 What waits on the kernel or on other processes runs beside the rest, in three more
-threads: hard-linking the previous site and docs tree (``cp -rl``), the search bundles
-(Pagefind from the moment the skills are read, on the bundles whose stubs changed) and,
-while a clean build's mkdocs runs in its own processes, the discovery artifacts. Pagefind
-and the discovery artifacts are written to staging folders inside the new dist/ and moved
-into ``site/`` after mkdocs.
+threads: hard-linking the previous docs tree (and site, when it is not moved in), the
+search bundles (Pagefind from the moment the skills are read, on the bundles whose stubs
+changed) and, while a clean build's mkdocs runs in its own processes, the discovery
+artifacts. Pagefind and the discovery artifacts are written to staging folders inside the
+new dist/ and moved into ``site/`` after mkdocs.
 """
 from __future__ import annotations
 
@@ -27,6 +37,7 @@ import json
 import marshal
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -40,13 +51,14 @@ from skillsite.site.about import about_corpus
 from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import load_site
 from skillsite.site.index_pages import Corpus
+from skillsite.site.journal import Journal, restore
 from skillsite.site.mkdocs_run import SiteError, default_config, run_mkdocs, site_names
 from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, changed_bundles, place, stub
 from skillsite.site.source import repository_of
 from skillsite.site.stamped_site import NotStampable, build_stamped
 from skillsite.site.view import build_view, view_paths
-from skillsite.site.writing import link_tree, write_if_changed
+from skillsite.site.writing import link_tree, move_into, remove, write_if_changed, write_new
 from skillsite.store.manifest import intact, read_manifest
 
 __all__ = ["SiteError", "SiteResult", "build_site"]
@@ -81,14 +93,18 @@ class SiteResult:
 
 def build_site(dist: Path, root: Path, problems: list[Problem], *,
                previous: Path | None = None, mkdocs_config: Path | None = None,
-               jobs: int | None = None) -> SiteResult:
+               jobs: int | None = None, journal: Path | None = None) -> SiteResult:
     """Build ``dist/site`` from the artifacts already in ``dist``. ``previous`` is the
-    previous dist/ (for incremental rendering). Raises :class:`SiteError`."""
+    previous dist/ (for incremental rendering). With ``journal`` (a folder beside
+    ``previous``, see :mod:`~skillsite.site.journal`), an incremental build with stamped
+    pages moves the previous site into ``dist`` instead of linking it; the caller undoes
+    the journal if the build then fails (:func:`~skillsite.site.journal.restore`), and
+    deletes it once ``dist`` has replaced ``previous``. Raises :class:`SiteError`."""
     try:
-        return _build_either(dist, root, problems, previous, mkdocs_config, jobs)
+        return _build_either(dist, root, problems, previous, mkdocs_config, jobs, journal)
     except _PreviousChanged:
         _remove_partial(dist)
-        return _build_either(dist, root, problems, None, mkdocs_config, jobs)
+        return _build_either(dist, root, problems, None, mkdocs_config, jobs, None)
 
 
 class _PreviousChanged(Exception):
@@ -97,18 +113,23 @@ class _PreviousChanged(Exception):
 
 
 def _remove_partial(dist: Path) -> None:
+    if not restore(dist):  # the previous site moved in goes back first
+        raise SiteError(f"the previous site could not be put back from {dist}; the next "
+                        "build puts it back")
     for left in ("site", CACHE, STAGED_SITE, STAGED_SEARCH, STAGED_STUBS):
         shutil.rmtree(dist / left, ignore_errors=True)
 
 
 def _build_either(dist: Path, root: Path, problems: list[Problem], previous: Path | None,
-                  mkdocs_config: Path | None, jobs: int | None) -> SiteResult:
+                  mkdocs_config: Path | None, jobs: int | None,
+                  journal: Path | None = None) -> SiteResult:
     """The site with stamped skill pages where the configuration allows, else (or when
     the stamped pages would differ) with every page rendered by mkdocs."""
     config = mkdocs_config or default_config()
     if STAMP and stamp.allowed(config):
         try:
-            return _build_site(dist, root, problems, previous, mkdocs_config, jobs, True)
+            return _build_site(dist, root, problems, previous, mkdocs_config, jobs, True,
+                               journal)
         except NotStampable as error:
             _remove_partial(dist)
             result = _build_site(dist, root, problems, None, mkdocs_config, jobs, False)
@@ -118,14 +139,13 @@ def _build_either(dist: Path, root: Path, problems: list[Problem], previous: Pat
 
 
 def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path | None,
-                mkdocs_config: Path | None, jobs: int | None, stamping: bool) -> SiteResult:
-    started = time.monotonic()
-    clock = PhaseClock()
+                mkdocs_config: Path | None, jobs: int | None, stamping: bool,
+                journal: Path | None = None) -> SiteResult:
+    started, clock = time.monotonic(), PhaseClock()
     config = mkdocs_config or default_config()
     fingerprint = _fingerprint(config, stamping)
     old = _old_keys(previous, fingerprint)
-    cache = dist / CACHE
-    docs, site = cache / "docs", dist / "site"
+    docs, site = dist / CACHE / "docs", dist / "site"
     # Beside this thread, four more do what waits on the kernel or on other processes:
     # checking and linking the previous docs tree and site, Pagefind, and (while mkdocs
     # runs in its own processes) the discovery artifacts. Their outputs are staged and
@@ -137,8 +157,11 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         # anything is built over it (see _PreviousChanged). The search bundle (10k files)
         # is linked only if it stays (see _search).
         check = side.submit(intact, previous, ("site", CACHE)) if old and previous else None
+        # With stamped pages, the previous site is moved in (see journal.py), once it is
+        # checked and the search has looked at its bundles; else it is linked.
+        adopt = journal is not None and stamping and bool(old) and previous is not None
         linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
-            if old and previous else None
+            if old and previous and not adopt else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
             if old and previous else None
         skills, catalog = load_site(dist, root, problems,
@@ -146,9 +169,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         clock.lap("load skills")
         reuse = bool(old) and previous is not None
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
-        search = side.submit(_search, stubs, sorted({k.split("/", 1)[0] for k in stubs}, key=int),
-                             dist / STAGED_STUBS, previous if reuse else None,
-                             dist / STAGED_SEARCH)
+        search, looked, bundles = _start_search(side, stubs, dist,
+                                                previous if reuse else None, link=not adopt)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, catalog)
@@ -159,7 +181,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         if linked_docs is not None:
             linked_docs.result()
         clock.lap("copy previous docs (waited for)")
-        write_if_changed(cache / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
+        write_if_changed(docs.parent / STUBS, json.dumps(stubs, sort_keys=True, ensure_ascii=False))
         publish.write_docs(writer, plan, problems, _corpus(root, config, plan),
                            skill_pages=not stamping)
         written, hashes = writer.written, writer.hashes
@@ -180,8 +202,10 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
             if sharded or (stamping and not reuse) else None
         shell = ""
         if stamping:
-            warnings, shell = build_stamped(docs, site, dist, plan, hashes, mkdocs_config,
-                                            jobs, old.get("shell"), clock, discover)
+            warnings, shell = build_stamped(
+                docs, site, dist, plan, hashes, mkdocs_config, jobs, old.get("shell"), clock,
+                discover, (lambda: _adopt(previous, site, journal, looked, clock)) if adopt
+                else None)
         else:
             warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
                                     old.get("docs", {}), mkdocs_config,
@@ -189,14 +213,37 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
                                     started=discover)
         _move_in_side_work(site, dist, plan, reuse, entries[0] if entries else None, search,
                            clock, files=not stamping,
-                           kept=_kept_files(previous) if reuse and previous else None)
+                           kept=_kept_files(previous) if reuse and previous else None,
+                           bundles=bundles if adopt else None)
     write_if_changed(site / "catalog.json", (dist / "catalog.json").read_bytes())
     _root_favicon(site)
     keys = {"fingerprint": fingerprint, "skills": plan.keys, "docs": hashes, "shell": shell}
-    write_if_changed(cache / KEYS, marshal.dumps(keys))
+    write_if_changed(docs.parent / KEYS, marshal.dumps(keys))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
                       timings=clock.timings)
+
+
+def _start_search(side: ThreadPoolExecutor, stubs: dict[str, str], dist: Path,
+                  previous: Path | None, *, link: bool
+                  ) -> tuple[Future[None], threading.Event, list[str]]:
+    """The search bundles, on a side thread (see :func:`_search`); the event set once it
+    has looked at the previous site's bundles; every bundle of this build."""
+    bundles = sorted({key.split("/", 1)[0] for key in stubs}, key=int)
+    looked = threading.Event()
+    search = side.submit(_search, stubs, bundles, dist / STAGED_STUBS, previous,
+                         dist / STAGED_SEARCH, link=link, decided=looked.set)
+    return search, looked, bundles
+
+
+def _adopt(previous: Path | None, site: Path, journal: Path | None, looked: threading.Event,
+           clock: PhaseClock) -> None:
+    """Move the previous site (checked already) into the new dist, through a journal,
+    once the search thread no longer reads it."""
+    assert previous is not None and journal is not None
+    looked.wait()
+    Journal.adopt(previous / "site", site, journal)
+    clock.lap("move previous site in")
 
 
 def _mkdocs_site(docs: Path, site: Path, dist: Path, plan: pages.Plan,
@@ -237,10 +284,13 @@ def _whole_site(docs: Path, site: Path, mkdocs_config: Path | None, workers: int
 def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
                        entries: Future[None] | None, search: Future[None],
                        clock: PhaseClock, *, files: bool = True,
-                       kept: dict[str, Any] | None = None) -> None:
+                       kept: dict[str, Any] | None = None,
+                       bundles: list[str] | None = None) -> None:
     """Once mkdocs has built ``site``: the supporting files (unless the stamping workers
     wrote them: ``files``), the discovery artifacts (staged while mkdocs ran, or written
-    now) and the search bundles Pagefind made."""
+    now) and the search bundles Pagefind made (with ``bundles``, every bundle of this
+    build: those made replace their own folder only, in the previous site moved in, and
+    the folders of the bundles that are gone are removed)."""
     if files:
         publish.publish_files(site, dist, plan, reuse)
     if entries is not None:
@@ -251,7 +301,10 @@ def _move_in_side_work(site: Path, dist: Path, plan: pages.Plan, reuse: bool,
         _discovery(site, plan, dist, reuse, kept)
     clock.lap("files and discovery")
     search.result()
-    _move_in(dist / STAGED_SEARCH, site / "pagefind")
+    if bundles is None:
+        _move_in(dist / STAGED_SEARCH, site / "pagefind")
+    else:
+        _move_in_bundles(dist / STAGED_SEARCH, site / "pagefind", bundles)
     clock.lap("search (waited for)")
 
 def _corpus(root: Path, config: Path, plan: pages.Plan) -> Corpus:
@@ -278,6 +331,18 @@ def _kept_files(previous: Path) -> dict[str, Any] | None:
     return files if isinstance(files, dict) else None
 
 
+def _move_in_bundles(staged: Path, pagefind: Path, bundles: list[str]) -> None:
+    """The bundles Pagefind made (in ``staged``) over their folders of ``pagefind``; the
+    folders of bundles that are gone removed."""
+    made = sorted(os.listdir(staged))
+    for name in made:
+        move_into(staged / name, pagefind / name)
+    for name in sorted(os.listdir(pagefind)) if pagefind.is_dir() else ():
+        if name not in bundles and name not in made:
+            remove(pagefind / name)
+    os.rmdir(staged)
+
+
 def _move_in(staged: Path, target: Path) -> None:
     """Replace ``target`` (hard links to the previous build, or nothing) with ``staged``."""
     shutil.rmtree(target, ignore_errors=True)
@@ -288,7 +353,7 @@ def _root_favicon(site: Path) -> None:
     """Browsers ask for /favicon.ico on pages that are not HTML (a published file)."""
     icon = site / "assets" / "images" / "favicon.png"
     if icon.is_file() and not (site / "favicon.ico").exists():
-        shutil.copyfile(icon, site / "favicon.ico")
+        write_new(site / "favicon.ico", icon.read_bytes())
 
 
 def _fingerprint(config: Path, stamping: bool) -> str:
@@ -306,13 +371,20 @@ def _fingerprint(config: Path, stamping: bool) -> str:
 
 
 def _search(stubs: dict[str, str], bundles: list[str], scratch: Path, previous: Path | None,
-            output: Path) -> None:
+            output: Path, *, link: bool = True,
+            decided: Callable[[], None] = lambda: None) -> None:
     """The search bundles into ``output``: the previous build's bundles whose stubs are
-    the same, linked, and the others made by Pagefind (their stubs written to ``scratch``)."""
-    known = _old_stubs(previous) if previous is not None else {}
-    stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
-    build_bundles(stubs, scratch, output, bundles, stale,
-                  previous / "site" / "pagefind" if previous is not None else None)
+    the same, linked (or, without ``link``, left where they are), and the others made by
+    Pagefind (their stubs written to ``scratch``). ``decided`` is called once the previous
+    site's bundles have been looked at (or the search failed before)."""
+    try:
+        known = _old_stubs(previous) if previous is not None else {}
+        stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
+        build_bundles(stubs, scratch, output, bundles, stale,
+                      previous / "site" / "pagefind" if previous is not None else None,
+                      link=link, decided=decided)
+    finally:
+        decided()
 
 
 def _old_stubs(previous: Path) -> dict[str, str]:

@@ -18,7 +18,7 @@ import os
 import re
 import shutil
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from skillsite.site.csp import CANARY, apply_policy, policy_meta, theme_hashes
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import run_mkdocs
 from skillsite.site.publish import remove_gone, utf8_text
+from skillsite.site.writing import move_into
 
 #: Where the view and its site are made (inside the new dist).
 STAGED_SHELL = ".site-shell"
@@ -48,8 +49,10 @@ def _page(path: str) -> str:
 def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
                   hashes: dict[str, str], config: Path | None, jobs: int | None,
                   old_shell: str | None, clock: PhaseClock,
-                  started: Callable[[], None] | None = None) -> tuple[list[str], str]:
-    """Build ``site`` (the previous site hard-linked, or nothing); returns mkdocs'
+                  started: Callable[[], None] | None = None,
+                  move_in: Callable[[], None] | None = None) -> tuple[list[str], str]:
+    """Build ``site`` (the previous site hard-linked, or nothing, or the previous site
+    that ``move_in`` moves there before the first change to it); returns mkdocs'
     warnings and the key of the shell; ``started`` is called once the stamping workers
     are forked. Raises :class:`NotStampable`."""
     staging = dist / STAGED_SHELL
@@ -85,14 +88,13 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         differ = stamp.verify(stamper, rendered)
         if differ:
             raise NotStampable(f"stamped pages differ from mkdocs': {', '.join(differ)}")
-        shutil.rmtree(shell_file.parent)
-        for slug in texts:
-            shutil.rmtree(output / "skills" / slug)
+        _remove_samples(output, texts)
         key = hashlib.sha256(shell.encode("utf-8")).hexdigest()
         (docs.parent / "shell.html").write_text(shell, encoding="utf-8")
         if key != old_shell:       # every page shows the shell: all are stamped again
             plan.todo += map(plan.item, plan.kept)
             plan.kept = []
+        (move_in or _nothing)()  # the previous site, moved in before the first change
         remove_gone(site, set(hashes), plan)
         _sitemap(output, [s.slug for s in plan.skills])
         _move_in(output, site)
@@ -106,6 +108,17 @@ def build_stamped(docs: Path, site: Path, dist: Path, plan: pages.Plan,
         return warnings, key
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _nothing() -> None:
+    pass
+
+
+def _remove_samples(output: Path, slugs: Iterable[str]) -> None:
+    """The shell's page and the samples' pages, out of mkdocs' output."""
+    shutil.rmtree(output / "skills" / stamp.SHELL_SLUG)
+    for slug in slugs:
+        shutil.rmtree(output / "skills" / slug)
 
 
 def _samples(plan: pages.Plan) -> list[Any]:
@@ -149,7 +162,6 @@ def _move_in(output: Path, site: Path) -> None:
     for folder, _, names in os.walk(output):
         relative = os.path.relpath(folder, output)
         target = site if relative == "." else site / relative
-        target.mkdir(parents=True, exist_ok=True)
         for name in names:
-            os.replace(os.path.join(folder, name), target / name)
+            move_into(Path(folder, name), target / name)
 

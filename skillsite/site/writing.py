@@ -11,6 +11,8 @@ from contextlib import suppress
 from itertools import islice
 from pathlib import Path
 
+from skillsite.site.journal import journal_of
+
 
 def write_if_changed(path: Path, content: str | bytes) -> bool:
     """Write ``content`` to ``path`` unless it already holds it; True if written."""
@@ -25,11 +27,43 @@ def write_if_changed(path: Path, content: str | bytes) -> bool:
 
 
 def write_new(path: Path, data: bytes) -> None:
-    """Replace ``path`` with a new file (a new inode: hard links elsewhere keep the old)."""
+    """Replace ``path`` with a new file (a new inode: hard links elsewhere keep the old;
+    in the previous site moved into the build, the old is kept in its journal)."""
+    journal = journal_of(path)
+    if journal is not None:
+        temporary = journal.scratch()
+        with open(temporary, "wb") as out:
+            out.write(data)
+        journal.replace(temporary, str(path))
+        return
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    temporary.write_bytes(data)
+    temporary = str(path.with_name(f".{path.name}.tmp-{os.getpid()}"))
+    with open(temporary, "wb") as out:
+        out.write(data)
     os.replace(temporary, path)
+
+
+def move_into(source: Path, target: Path) -> None:
+    """``os.replace(source, target)``, making ``target``'s folders (through the journal of
+    the previous site moved into the build, where ``target`` is in it)."""
+    journal = journal_of(target)
+    if journal is not None:
+        journal.replace(str(source), str(target))
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    os.replace(source, target)
+
+
+def remove(path: Path) -> None:
+    """Remove the file or folder ``path`` if it is there (into the journal of the previous
+    site moved into the build, where ``path`` is in it)."""
+    journal = journal_of(path)
+    if journal is not None:
+        journal.remove(str(path))
+    elif path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def link_tree(source: Path, target: Path, skip: tuple[str, ...] = ()) -> None:

@@ -21,6 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from faults import (  # noqa: E402
     STAGES,
+    classify,
     file_size_limit,
     kill_in_stage,
     kills_in_every_stage,
@@ -96,6 +97,33 @@ def test_sigkill_of_the_build_in_the_site_stage_leaves_no_worker(built, stage: s
     assert kill.killed_in is not None and STAGES.index(kill.killed_in) >= STAGES.index(stage)
     assert kill.survivors == [], kill
     assert kill.outcome.dist == "old", kill
+    after = run_build(corpus, dist, "--jobs", "2")
+    assert after.returncode == 0, after.stderr
+    verify_dist(dist)
+    assert leftovers(dist) == []
+
+
+def test_sigkill_of_an_incremental_site_build_is_undone_by_the_next_build(built) -> None:
+    """An incremental build moves the previous site into its own folder and changes it
+    through a journal (skillsite/site/journal.py). Killed then, the previous dist/ has no
+    site/ (the documented window) until the next build takes the lock: before anything
+    else, it puts the site back, and dist/ is the old one, whole, or the new one."""
+    from skillsite.builder.dist import BuildLock
+
+    corpus, dist, before = built
+    windows = 0
+    for count, delay in enumerate((0.0, 0.05, 0.15, 0.4, 1.0), start=1):
+        _edit(corpus, count)
+        kill = kill_in_stage(corpus, dist, "site finish", delay, before, "--jobs", "2")
+        assert kill.survivors == [], kill
+        assert kill.outcome.dist in ("old", "new") or not (dist / "site").exists(), kill
+        windows += not (dist / "site").exists()
+        with BuildLock(dist):  # what the next build does first
+            pass
+        assert classify(dist, before, None) in ("old", "new"), kill
+        assert not list(dist.parent.glob(".dist.journal-*"))
+        before = verify_dist(dist)
+    assert windows, "no kill fell while the previous site was moved out"
     after = run_build(corpus, dist, "--jobs", "2")
     assert after.returncode == 0, after.stderr
     verify_dist(dist)
