@@ -236,7 +236,8 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 write_manifest(work, {**_manifest_fields(formats, backend, problems),
                                       "repositories": groups.repositories},
                                out if reuse else None,
-                               {**hashing.result(), **writer.checksums()})
+                               {**hashing.result(), **writer.checksums()},
+                               _site_files(site_result))
             clock.lap("manifest")
             swap_in(work, out)
             drop_journal(work)
@@ -273,6 +274,13 @@ def _site(work: Path, root: Path, problems: list[Problem], previous: Path | None
                         jobs=jobs, journal=journal_folder(work))
     clock.lap("site")
     return result
+
+
+def _site_files(site: Any) -> dict[str, dict[str, tuple[int, int, int]]] | None:
+    """The files of ``site/`` as the site stage knows them (see SiteResult.files), for
+    the manifest, which then does not walk them."""
+    files = getattr(site, "files", None)
+    return {"site": files} if files is not None else None
 
 
 def _start_from_previous(out: Path, work: Path, backend: str, *, vectors: bool) -> None:

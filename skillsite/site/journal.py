@@ -136,6 +136,38 @@ class Journal:
             self._append(f"N\t\t{json.dumps(self._relative(path))}\n")
             os.makedirs(path, exist_ok=True)
 
+    def files(self, before: dict[str, tuple[int, int, int]], top: str
+              ) -> dict[str, tuple[int, int, int]] | None:
+        """The files of the site now (``top/relative`` -> size, mtime, inode), from those
+        it held when it moved in (``before``, by the same names) and the log: every path
+        logged is looked at again, and what ``before`` had at or under a path that was
+        moved into the journal is left out. Exact as long as every change went through
+        the journal (every writer of the site does); None where a symbolic link makes
+        the walk's answer differ (the caller then walks the site)."""
+        prefix = top + "/"
+        gone, under, touched = set(), [], []
+        for kind, name, relative in _entries(self.folder / LOG):
+            touched.append(relative)
+            if kind == "S":
+                gone.add(prefix + relative)
+                saved = self.folder / SAVED / name
+                if saved.is_dir() and not saved.is_symlink():
+                    under.append(prefix + relative + "/")
+        below = tuple(under)
+        files = {name: stat for name, stat in before.items() if name.startswith(prefix)
+                 and name not in gone and not (below and name.startswith(below))}
+        for relative in touched:
+            path = os.path.join(self.root, relative)
+            if os.path.islink(path):
+                return None
+            if os.path.isdir(path):
+                if not _walk(path, prefix + relative + "/", files):
+                    return None
+            elif os.path.isfile(path):
+                stat = os.lstat(path)
+                files[prefix + relative] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+        return files
+
     def close(self) -> None:
         _OPEN.pop(str(self.root), None)
         if self._log is not None and self._pid == os.getpid():
@@ -252,6 +284,22 @@ def _entries(log: Path) -> Iterator[tuple[str, str, str]]:
         if isinstance(relative, str) and relative and not relative.startswith("/") \
                 and ".." not in relative.split("/"):
             yield parts[0], parts[1], relative
+
+
+def _walk(folder: str, prefix: str, files: dict[str, tuple[int, int, int]]) -> bool:
+    """Add the files under ``folder`` (named ``prefix`` + their relative path) with their
+    stat; False at a symbolic link."""
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.is_symlink():
+                return False
+            if entry.is_dir(follow_symlinks=False):
+                if not _walk(entry.path, f"{prefix}{entry.name}/", files):
+                    return False
+            elif entry.is_file(follow_symlinks=False):
+                stat = entry.stat(follow_symlinks=False)
+                files[prefix + entry.name] = (stat.st_size, stat.st_mtime_ns, stat.st_ino)
+    return True
 
 
 def _remove(path: Path) -> None:

@@ -89,6 +89,9 @@ class SiteResult:
     seconds: float
     warnings: list[str] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
+    #: The files of ``site/`` (``site/...`` -> size, mtime, inode), when the build moved
+    #: the previous site in and knows them from its check and its journal; else None.
+    files: dict[str, tuple[int, int, int]] | None = None
 
 
 def build_site(dist: Path, root: Path, problems: list[Problem], *,
@@ -156,10 +159,13 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         # if it changed since it was built, the build starts again without it, before
         # anything is built over it (see _PreviousChanged). The search bundle (10k files)
         # is linked only if it stays (see _search).
-        check = side.submit(intact, previous, ("site", CACHE)) if old and previous else None
         # With stamped pages, the previous site is moved in (see journal.py), once it is
         # checked and the search has looked at its bundles; else it is linked.
         adopt = journal is not None and stamping and bool(old) and previous is not None
+        seen: dict[str, tuple[int, int, int]] = {}  # what the check found, by path
+        moved: list[Journal] = []
+        check = side.submit(intact, previous, ("site", CACHE), seen) \
+            if old and previous else None
         linked = side.submit(link_tree, previous / "site", site, ("pagefind",)) \
             if old and previous and not adopt else None
         linked_docs = side.submit(link_tree, previous / CACHE / "docs", docs) \
@@ -204,8 +210,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         if stamping:
             warnings, shell = build_stamped(
                 docs, site, dist, plan, hashes, mkdocs_config, jobs, old.get("shell"), clock,
-                discover, (lambda: _adopt(previous, site, journal, looked, clock)) if adopt
-                else None)
+                discover, (lambda: moved.append(_adopt(previous, site, journal, looked, clock)))
+                if adopt else None)
         else:
             warnings = _mkdocs_site(docs, site, dist, plan, (hashes, written),
                                     old.get("docs", {}), mkdocs_config,
@@ -221,7 +227,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
     write_if_changed(docs.parent / KEYS, marshal.dumps(keys))
     return SiteResult(pages=len(skills), rendered=plan.rendered, incremental=reuse,
                       seconds=time.monotonic() - started, warnings=warnings,
-                      timings=clock.timings)
+                      timings=clock.timings,
+                      files=moved[0].files(seen, "site") if moved else None)
 
 
 def _start_search(side: ThreadPoolExecutor, stubs: dict[str, str], dist: Path,
@@ -237,13 +244,14 @@ def _start_search(side: ThreadPoolExecutor, stubs: dict[str, str], dist: Path,
 
 
 def _adopt(previous: Path | None, site: Path, journal: Path | None, looked: threading.Event,
-           clock: PhaseClock) -> None:
+           clock: PhaseClock) -> Journal:
     """Move the previous site (checked already) into the new dist, through a journal,
     once the search thread no longer reads it."""
     assert previous is not None and journal is not None
     looked.wait()
-    Journal.adopt(previous / "site", site, journal)
+    moved = Journal.adopt(previous / "site", site, journal)
     clock.lap("move previous site in")
+    return moved
 
 
 def _mkdocs_site(docs: Path, site: Path, dist: Path, plan: pages.Plan,

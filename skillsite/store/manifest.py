@@ -89,14 +89,17 @@ def file_sha256(path: Path) -> str:
 
 
 def write_manifest(folder: Path, fields: dict[str, Any], previous: Path | None = None,
-                   known: dict[str, str] | None = None) -> None:
+                   known: dict[str, str] | None = None,
+                   listed: dict[str, dict[str, tuple[int, int, int]]] | None = None) -> None:
     """The manifest of ``folder``; ``known`` are checksums already taken. A file that
     ``previous`` (an earlier dist) recorded at the same path with the same size, mtime and
-    inode (a hard link the build kept) takes that dist's checksum instead of being read
-    again (see :func:`recorded`). Then :data:`STATS`, the stat of every file as hashed."""
+    inode (a hard link the build kept, or a file of a folder it moved in) takes that
+    dist's checksum instead of being read again (see :func:`recorded`). Then
+    :data:`STATS`, the stat of every file as hashed. ``listed``: top-level folders whose
+    files (relative path -> size, mtime, inode) the caller knows exactly, not walked."""
     known = known or {}
     started = time.time_ns()
-    found = _all_files(folder)
+    found = _all_files(folder, listed or {})
     before = recorded(previous) if previous is not None else {}
     files: dict[str, str] = {}
     unknown: list[str] = []
@@ -157,10 +160,12 @@ _STATS_MAGIC = b"skillsite-stat-1\n"
 RACY_NS = 2_000_000_000
 
 
-def _all_files(folder: Path) -> dict[str, tuple[int, int, int]]:
+def _all_files(folder: Path, listed: dict[str, dict[str, tuple[int, int, int]]]
+               ) -> dict[str, tuple[int, int, int]]:
     """The size, mtime (ns) and inode of every file of ``folder`` but the manifest and
-    :data:`STATS`, by relative path (a symbolic link to a file as that file)."""
-    tops = [top for top in os.listdir(folder) if top not in (MANIFEST, STATS)]
+    :data:`STATS`, by relative path (a symbolic link to a file as that file); those of the
+    top-level entries in ``listed`` as it gives them."""
+    tops = [top for top in os.listdir(folder) if top not in (MANIFEST, STATS, *listed)]
     folders = tuple(top for top in tops if (folder / top).is_dir()
                     and not (folder / top).is_symlink())
     found = _found_by_find(folder, folders) if folders else ({}, False)
@@ -168,8 +173,13 @@ def _all_files(folder: Path) -> dict[str, tuple[int, int, int]]:
         walked: dict[str, os.stat_result] = {}
         for top in tops:
             _stat_walk(str(folder), top, walked, links=True)
-        return {name: (s.st_size, s.st_mtime_ns, s.st_ino) for name, s in walked.items()}
+        files = {name: (s.st_size, s.st_mtime_ns, s.st_ino) for name, s in walked.items()}
+        for given in listed.values():
+            files.update(given)
+        return files
     files = found[0]
+    for given in listed.values():
+        files.update(given)
     for top in tops:
         if top not in folders:
             walked = {}
@@ -287,7 +297,8 @@ def forget_loaded() -> None:
     _RECORDED.clear()
 
 
-def intact(dist: Path, tops: tuple[str, ...]) -> bool:
+def intact(dist: Path, tops: tuple[str, ...],
+           seen: dict[str, tuple[int, int, int]] | None = None) -> bool:
     """Whether the files under the top-level entries ``tops`` of ``dist`` are exactly the
     ones its manifest lists there, each with its sha256, and none a symbolic link: what a
     build may carry forward from it (hard-linked, so that a change made since would reach
@@ -295,7 +306,8 @@ def intact(dist: Path, tops: tuple[str, ...]) -> bool:
 
     A file whose size, mtime and inode are those :data:`STATS` recorded when it was hashed
     is trusted (see :func:`recorded`); only the others are read and hashed, on threads.
-    A site holds four files a skill (400k at 100k skills), so the walk uses ``os.scandir``."""
+    A site holds four files a skill (400k at 100k skills), so the walk uses ``os.scandir``.
+    When it is, ``seen`` receives the size, mtime and inode of each of those files."""
     loaded = _load(dist)
     listed = loaded[1].get("files") if loaded else None
     if loaded is None or not isinstance(listed, dict):
@@ -323,7 +335,10 @@ def intact(dist: Path, tops: tuple[str, ...]) -> bool:
         if was is None or was[:3] != stat or was[3] != wanted[name]:
             unknown.append(name)
     hashed = _hash_all(str(dist), unknown)
-    return len(hashed) == len(unknown) and all(hashed[name] == wanted[name] for name in unknown)
+    whole = len(hashed) == len(unknown) and all(hashed[name] == wanted[name] for name in unknown)
+    if whole and seen is not None:
+        seen.update(found)
+    return whole
 
 
 def _found_by_find(dist: Path, tops: tuple[str, ...]

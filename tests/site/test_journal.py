@@ -16,6 +16,7 @@ import pytest
 from skillsite.builder.dist import BuildLock
 from skillsite.site import journal
 from skillsite.site.writing import move_into, remove, write_if_changed, write_new
+from skillsite.store.manifest import read_manifest, recorded
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -123,6 +124,27 @@ def test_the_next_build_puts_back_the_site_of_a_killed_build(tmp_path: Path, sto
     assert not journal.folder_for(work).exists()
 
 
+def _stats(folder: Path, top: str) -> dict[str, tuple[int, int, int]]:
+    found = {}
+    for path in (folder / top).rglob("*"):
+        if path.is_file():
+            stat = path.stat()
+            found[path.relative_to(folder).as_posix()] = (stat.st_size, stat.st_mtime_ns,
+                                                          stat.st_ino)
+    return found
+
+
+def test_the_journal_knows_the_files_of_the_site_it_changed(tmp_path: Path) -> None:
+    """What the manifest takes instead of walking the site: the files before the move,
+    changed by what the log says, equal a walk of the site after the changes."""
+    dist, work = _previous(tmp_path)
+    before = _stats(dist, "site")
+    moved = journal.Journal.adopt(dist / "site", work / "site", journal.folder_for(work))
+    _change_everything(work / "site")
+    assert moved.files(before, "site") == _stats(work, "site")
+    assert journal.restore(work)
+
+
 def test_a_journal_whose_build_was_swapped_in_is_only_deleted(tmp_path: Path) -> None:
     dist, work = _previous(tmp_path)
     journal.Journal.adopt(dist / "site", work / "site", journal.folder_for(work))
@@ -170,6 +192,16 @@ def test_an_incremental_site_build_failing_at_its_end_leaves_dist_as_it_was(
     monkeypatch.undo()
     again = make_build(tmp_path)
     assert again.site.incremental and again.site.rendered == 1
+    assert again.site.files is not None  # the manifest did not walk the site
+    manifest = read_manifest(dist)
+    assert manifest is not None
+    on_disk = {k for k in _tree(dist) if _tree(dist)[k] != "/"} - {"manifest.json",
+                                                                  "manifest.stat"}
+    assert set(manifest["files"]) == on_disk
+    assert all(manifest["files"][k] == v for k, v in _tree(dist).items() if k in on_disk)
+    for name, (size, mtime, inode, _) in recorded(dist).items():
+        stat = (dist / name).stat()
+        assert (stat.st_size, stat.st_mtime_ns, stat.st_ino) == (size, mtime, inode), name
     ours, theirs = _tree(dist / "site"), _tree(make_build(tmp_path, "clean").dist / "site")
     assert ours.keys() == theirs.keys()
     assert [p for p in ours if ours[p] != theirs[p] and not p.startswith("sitemap")] == []
