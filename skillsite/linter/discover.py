@@ -248,6 +248,8 @@ class _Walker:
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
         # (Agent Skills layout), never a Mini-A page of its own.
         has_skill = any(e.name == "SKILL.md" for e in entries)
+        if not links and self.listings is None and self.excluded is None:
+            return self._list_plain(folder, entries, raw, has_skill)
         keeps_tree = has_skill and self.trees is not None and not folder.via_link
         scan = _Scan(in_skill=folder.in_skill or has_skill,
                      tree=list_skill(raw, self.listed) if keeps_tree else None,
@@ -261,6 +263,39 @@ class _Walker:
         elif self.listings is not None:
             self.listings.complete = False
         return sorted(scan.files)
+
+    def _list_plain(self, folder: _Folder, entries: list[os.DirEntry[str]],
+                    raw: list[os.DirEntry[str]], has_skill: bool) -> list[tuple[str, str]]:
+        """:meth:`_list` of a folder without symlinks, in a walk that records no listing
+        and excludes nothing (a check): what :meth:`_add` does for each entry, without a
+        :class:`_Scan` or a call per entry."""
+        in_skill = folder.in_skill or has_skill
+        trees = self.trees if has_skill and not folder.via_link else None
+        tree = list_skill(raw, self.listed) if trees is not None else {}
+        files: list[tuple[str, str]] = []
+        here = folder.real + os.sep
+        for entry in entries:
+            name = entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if name not in SKIPPED_DIRS:
+                    self._add_folder(entry.path, here + name, folder, in_skill, False)
+                continue
+            kind = kind_of(name)
+            if kind is None or (kind == CANDIDATE and in_skill):
+                continue  # a skill's own Markdown: no page of its own
+            if not entry.is_file(follow_symlinks=False):
+                self.sink.append(Flagged(Path(entry.path), Issue(
+                    "unreadable-file", 1, 1,
+                    "not a regular file (a FIFO, socket or device); it was not read")))
+                continue
+            key = (here + name, kind)
+            if key not in self.seen:
+                self.seen.add(key)
+                files.append((entry.path, kind))
+                if trees is not None and kind == "skill-md":
+                    trees[entry.path] = tree
+        files.sort()
+        return files
 
     def _add(self, entry: os.DirEntry[str], folder: _Folder, scan: _Scan) -> None:
         """Sort one folder entry into ``scan``: a subfolder to walk, a skill file, or

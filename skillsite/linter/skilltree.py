@@ -35,7 +35,11 @@ def kind(entry: os.DirEntry[str]) -> str:
 
 
 def entries(listing: Iterable[os.DirEntry[str]]) -> list[Entry]:
-    return [(entry.name, kind(entry)) for entry in listing]
+    """(name, :func:`kind`) of each entry, without a call of :func:`kind` each."""
+    return [(entry.name, LINK if entry.is_symlink()
+             else FOLDER if entry.is_dir(follow_symlinks=False)
+             else FILE if entry.is_file(follow_symlinks=False) else OTHER)
+            for entry in listing]
 
 
 def descends(name: str, entry_kind: str) -> bool:
@@ -55,9 +59,8 @@ def list_skill(top: list[os.DirEntry[str]], listed: dict[str, list[os.DirEntry[s
     path as discovery spells it (``entry.path``). A folder that cannot be listed is left
     out of both; whoever needs it lists it again and meets the error."""
     tree: Tree = {"": entries(top)}
-    paths = (e.path for e in top)
-    pending = [(name, path) for (name, entry_kind), path in zip(tree[""], paths, strict=True)
-               if descends(name, entry_kind)]
+    pending = [(name, entry.path) for (name, entry_kind), entry in zip(tree[""], top, strict=True)
+               if entry_kind == FOLDER and descends(name, entry_kind)]
     while pending:
         rel, path = pending.pop()
         try:
