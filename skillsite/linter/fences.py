@@ -44,22 +44,24 @@ def fences(text: str) -> list[Fence]:
     if not _has_fence_run(text):
         return []
     found: list[Fence] = []
-    opener: tuple[int, str, int] | None = None
+    # The open block's opening line (its offset, its run of backticks or tildes, its
+    # indent), held in plain locals: -1 when no block is open.
+    open_at, open_marker, open_indent = -1, "", 0
     for line in _fence_lines(text):
-        start = line.start()  # of the "\n" before the line, so of the line in ``text``
-        indent, marker, rest = len(line.group(1)), line.group(2), line.group(3)
-        if opener is None:
-            if not (marker[0] == "`" and "`" in rest):
-                opener = (start, marker, indent)
-        elif (marker[0] == opener[1][0] and len(marker) >= len(opener[1])
-              and not rest.strip(" \t") and indent < opener[2] + 4
-              and not line.group(1).strip()):
+        lead, marker, rest = line.groups()
+        if open_at < 0:
+            if marker[0] == "~" or "`" not in rest:
+                # of the "\n" before the line, so of the line in ``text``
+                open_at, open_marker, open_indent = line.start(), marker, len(lead)
+        elif (marker[0] == open_marker[0] and len(marker) >= len(open_marker)
+              and len(lead) < open_indent + 4 and not rest.strip(" \t")
+              and not lead.strip()):
             # A closing fence is no list item, and four more spaces of indent than its
             # opener make it the block's content (an indented example of a fence).
-            found.append(_fence((opener[0], line.end() - 1, opener[1], True)))
-            opener = None
-    if opener is not None:
-        found.append(_fence((opener[0], len(text), opener[1], False)))
+            found.append(_fence((open_at, line.end() - 1, open_marker, True)))
+            open_at = -1
+    if open_at >= 0:
+        found.append(_fence((open_at, len(text), open_marker, False)))
     return found
 
 
@@ -67,18 +69,20 @@ def _fence_lines(text: str) -> list[re.Match[str]]:
     """``_FENCE_LINE.finditer("\\n" + text)``, tried only on the lines that hold a run of
     three backticks or tildes (a match never spans lines, and each line's match does not
     depend on the lines before it)."""
-    starts = set()
+    starts: list[int] = []
     for marker in ("```", "~~~"):
         if marker[0] not in text:
             continue  # one character, looked for at memchr speed (most texts hold no "~")
         at = text.find(marker)
         while at >= 0:
-            starts.add(text.rfind("\n", 0, at) + 1)
+            starts.append(text.rfind("\n", 0, at) + 1)
             line_end = text.find("\n", at)
             at = text.find(marker, line_end) if line_end >= 0 else -1
+    if "~" in text and "`" in text:
+        starts = sorted(set(starts))  # one marker's lines come in order, each once
     padded = "\n" + text  # the "\n" before a line that starts at ``at`` in text is at ``at``
-    lines = (_FENCE_LINE.match(padded, at) for at in sorted(starts))
-    return [line for line in lines if line is not None]
+    match = _FENCE_LINE.match
+    return [line for at in starts if (line := match(padded, at)) is not None]
 
 
 def _has_fence_run(text: str) -> bool:
