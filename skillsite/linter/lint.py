@@ -40,9 +40,9 @@ def _suppressed(doc: Document, ctx: Context, path: str,
                 problems: list[Problem]) -> list[Problem]:
     """Drop what inline comments silence, in the document and in its bundled files."""
     bundled = [b for b in doc.derived.get("bundled", ()) if b.text]
-    # The whole file is searched directly: no other check asks for its markers, while the
-    # scanners already found those of the bundled files.
-    if "skillsite" not in doc.derived.get("text", "") and not any(
+    # The scanners already found the markers of the body and of the bundled files: of the
+    # whole file, only what comes before the body is searched directly.
+    if not _mentions_skillsite(doc) and not any(
             contains(b.text, "skillsite") for b in bundled if b.text):
         return problems  # no suppression comment anywhere (the common case)
     texts = {path: doc.derived.get("text", "")}
@@ -57,6 +57,17 @@ def _suppressed(doc: Document, ctx: Context, path: str,
                                    suppress.unused_message(suppression, RULES))
             kept += [problem] if problem else []
     return kept
+
+
+def _mentions_skillsite(doc: Document) -> bool:
+    """``"skillsite" in`` the whole file. When the rules ran (the document has data), the
+    marker pass has read its body: the body is settled by it, and only the front matter
+    before it (and the body's first characters, for a word across the two) is searched."""
+    text, body = doc.derived.get("text", ""), doc.body
+    if doc.data is None or not body or not text.endswith(body):
+        return "skillsite" in text
+    return (text.find("skillsite", 0, len(text) - len(body) + len("skillsite") - 1) >= 0
+            or contains(body, "skillsite"))
 
 
 def _schema_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:

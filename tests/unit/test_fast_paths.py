@@ -306,3 +306,22 @@ def test_split_blobs_finds_what_it_finds_without_its_span_gate() -> None:
         assert [at for at, _ in scan.split_blobs(text)] == expected, text
         found += bool(expected)
     assert found > 1000
+
+
+def test_a_mention_of_skillsite_is_found_wherever_it_stands_in_the_file() -> None:
+    from pathlib import Path
+
+    from skillsite.linter.lint import _mentions_skillsite
+    from skillsite.linter.textcache import forget
+    from skillsite.models import Document, Source
+
+    rng = random.Random(37)
+    pieces = ["skillsite", "skill", "site", "SkillSite", "---\n", "\n", " ", "x", "<!-- ", "s"]
+    for _ in range(20000):
+        head = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        body = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        forget()
+        doc = Document(Source(Path("SKILL.md"), Path("."), "skill-md"),
+                       {"name": "x"} if rng.random() < 0.8 else None, body)
+        doc.derived["text"] = head + body
+        assert _mentions_skillsite(doc) == ("skillsite" in head + body), (head, body)
