@@ -125,12 +125,14 @@ def rule_plan(ctx: Context, kind: str) -> list[Rule]:
 
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
-    folder = posixpath.dirname(path)
+    folder: str | None = None  # worked out for the first problem found in another file (rare)
     for rule in rule_plan(ctx, doc.source.kind):
         assert rule.check is not None
         try:
             for where, message, *severity in rule.check(doc, ctx):
                 if isinstance(where, Elsewhere):
+                    if folder is None:
+                        folder = posixpath.dirname(path)
                     yield make_problem(ctx, rule.id, posixpath.join(folder, where.rel),
                                        (where.line, where.column), message, *severity)
                     continue

@@ -37,7 +37,9 @@ def _build(doc: Document, max_size: int) -> References:
     by_path = refs.by_path = {_under(root, f.rel): f for f in refs.files}
     for bundled in refs.files:
         if bundled.is_markdown and bundled.text is not None and not bundled.for_people:
-            folder = os.path.dirname(_under(root, bundled.rel))
+            # ``os.path.dirname(_under(root, bundled.rel))``, without the join
+            rel_dir = bundled.rel.rpartition("/")[0]
+            folder = _under(root, rel_dir) if rel_dir else root
             refs.links[bundled.rel] = list(find_links(bundled.text, 1, folder, root))
     frontier = [("SKILL.md", local_links(doc))]
     refs.depth["SKILL.md"] = 0
