@@ -473,6 +473,37 @@ def test_the_command_locks_and_starts_the_scan_before_loading_the_build(
     assert not (tmp_path / ".precious.lock").exists()
 
 
+def test_the_command_leaves_the_caches_to_its_quick_exit(
+        corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``skillsite build`` hands the previous and the new cache to the end of its process,
+    which skips freeing them (skillsite.cli.exit_quickly); what it wrote is whole."""
+    import skillsite.cli.build as command
+
+    monkeypatch.chdir(tmp_path)  # no configuration file: the library's defaults
+
+    old = time.time() - 100  # mtimes old enough to trust: the walk is recorded in full
+    for path in [corpus, *corpus.rglob("*")]:
+        os.utime(path, (old, old))
+    dist = tmp_path / "dist"
+    args = ["build", str(corpus), "-o", str(dist), "--no-site", "-q"]
+    assert CliRunner().invoke(main, args).exit_code == 0
+    (corpus / "skills/git-bisect/SKILL.md").write_text(
+        (corpus / "skills/git-bisect/SKILL.md").read_text() + "\nOne more line.\n")
+    done = CliRunner().invoke(main, args)
+    assert done.exit_code == 0 and "(incremental)" in done.output, done.output
+    kept, result = command._LEFT
+    assert isinstance(kept, tuple) and len(kept) == 2 and result.rechecked == 1  # type: ignore[attr-defined]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    (corpus / "skills/git-bisect/SKILL.md").write_text(
+        (corpus / "skills/git-bisect/SKILL.md").read_text() + "\nAnd another.\n")
+    ran = subprocess.run([sys.executable, "-m", "skillsite", *args], capture_output=True,
+                         text=True, env=env, cwd=tmp_path)
+    assert ran.returncode == 0 and "(incremental)" in ran.stdout, ran.stdout + ran.stderr
+    clean = build(corpus, tmp_path / "clean", incremental=False)
+    assert dist_state(dist) == dist_state(clean.dist)
+    assert build(corpus, dist).incremental  # the lock went with the process
+
+
 def test_damaged_cache_falls_back_to_a_full_build(corpus: Path, tmp_path: Path) -> None:
     build(corpus, tmp_path / "dist")
     (tmp_path / "dist/build-cache/03.bin").write_bytes(b"\x00garbage")

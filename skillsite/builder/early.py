@@ -31,6 +31,10 @@ class Early:
         self.incremental = incremental
         self.lock: BuildLock | None = None
         self.scan = EarlyScan()
+        #: What the build leaves for the process's end instead of freeing it (the previous
+        #: and the new cache: millions of objects at 100k skills), see
+        #: :func:`skillsite.builder.pipeline.build`.
+        self.kept: tuple[object, ...] = ()
 
     def holds(self, out: Path) -> bool:
         """Whether this holds the lock of ``out`` (resolved), with the scan for it."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from skillsite.cli import exit_quickly
 from skillsite.cli.progress import Progress
 from skillsite.models import Problem
 
@@ -126,6 +127,15 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
             click.echo(f"  {phase:<34}{seconds:8.2f} s")
         for phase, seconds in (result.site.timings if result.site else {}).items():
             click.echo(f"    site: {phase:<26}{seconds:8.2f} s")
+    # The caches and the result are left for the process's end, which the command reaches
+    # without freeing them one by one (millions of objects at 100k skills); another
+    # build in this process replaces them.
+    _LEFT[:] = [early.kept, result]
+    exit_quickly()
+
+
+#: What the last build left for the process's end (see the end of :func:`build`).
+_LEFT: list[object] = []
 
 
 def print_left_out(what: str, paths: list[str], shown: int = 5) -> None:
