@@ -113,16 +113,21 @@ def test_a_link_into_another_skills_folder_sees_that_folder_change(tmp_path: Pat
     assert dist_state(dist) == dist_state(clean.dist)
 
 
-def test_the_stat_index_paths_are_kept_while_no_file_comes_or_goes(tmp_path: Path) -> None:
-    """An edit in place rewrites the stat index's stats alone; a new skill its paths too.
-    Either way the next build sees what the one after a clean build sees."""
-    root = tmp_path / "c"
+def _two_old_skills(root: Path) -> Path:
+    """Skills alpha and beta under ``root/skills``, every mtime 100 s in the past."""
     for name in ("alpha", "beta"):
         (root / "skills" / name).mkdir(parents=True)
         (root / "skills" / name / "SKILL.md").write_text(skill(name, 1))
     old = time.time() - 100
     for path in [root, *root.rglob("*")]:
         os.utime(path, (old, old))
+    return root
+
+
+def test_the_stat_index_paths_are_kept_while_no_file_comes_or_goes(tmp_path: Path) -> None:
+    """An edit in place rewrites the stat index's stats alone; a new skill its paths too.
+    Either way the next build sees what the one after a clean build sees."""
+    root = _two_old_skills(tmp_path / "c")
     dist = tmp_path / "dist"
     build(root, dist)
     cache = dist / "build-cache"
@@ -157,13 +162,7 @@ def test_a_save_through_a_rename_keeps_the_index_without_comparing_every_path(
     a look-up of every folder and file (builder.cache._same_tree). A new file is seen."""
     from skillsite.builder import cache as caching
 
-    root = tmp_path / "c"
-    for name in ("alpha", "beta"):
-        (root / "skills" / name).mkdir(parents=True)
-        (root / "skills" / name / "SKILL.md").write_text(skill(name, 1))
-    old = time.time() - 100
-    for path in [root, *root.rglob("*")]:
-        os.utime(path, (old, old))
+    root = _two_old_skills(tmp_path / "c")
     dist = tmp_path / "dist"
     build(root, dist)
     shape = (dist / "build-cache" / "stats.bin").stat().st_ino
