@@ -93,6 +93,13 @@ def test_text_counts_are_pluralised() -> None:
         "Checked 2 files (0 skills): 1 error, 0 warnings.")
 
 
+def test_text_counts_have_thousands_separators() -> None:
+    large = CheckResult([Problem("a/SKILL.md", 1, 1, "schema", "error", "x")],
+                        files=100_000, skills=99_999)
+    assert render("text", large, rules=RULES).splitlines()[-1] == (
+        "Checked 100,000 files (99,999 skills): 1 error, 0 warnings.")
+
+
 def test_text_color_marks_only_the_severity() -> None:
     lines = render("text", RESULT, rules=RULES, color=True).splitlines()
     assert lines[3] == ("skills/pdf/SKILL.md:2:7: \033[33mwarning\033[0m "

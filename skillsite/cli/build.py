@@ -106,11 +106,11 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
         from skillsite.cli.check import warn_no_skills
         warn_no_skills((corpus,))
     cwd = Path.cwd()
-    formats = ", ".join(f"{n} {f}" for f, n in result.formats.items()) or "none"
-    left_out = f", {len(result.excluded)} left out" if result.excluded else ""
+    formats = ", ".join(f"{n:,} {f}" for f, n in result.formats.items()) or "none"
+    left_out = f", {len(result.excluded):,} left out" if result.excluded else ""
     click.echo(f"Built {display_path(result.dist, cwd)}/ in {result.seconds:.1f} s: "
-               f"{result.included} skills ({formats}){left_out}; index: {result.backend}; "
-               f"{result.rechecked} of {result.files} files checked"
+               f"{result.included:,} skills ({formats}){left_out}; index: {result.backend}; "
+               f"{result.rechecked:,} of {result.files:,} files checked"
                f"{' (incremental)' if result.incremental else ''}.")
     if result.semantic_note:
         click.echo(f"Vectors: {result.semantic_note}.")
@@ -119,8 +119,8 @@ def build(corpus: Path, out: Path, backend: str, strict: bool, exclude_invalid: 
     print_left_out("Left out", result.excluded)
     print_left_out("Not readable as skills", result.unreadable)
     if result.site is not None:
-        click.echo(f"Site: {display_path(result.dist, cwd)}/site/ with {result.site.pages} "
-                   f"skill pages ({result.site.rendered} rendered) in "
+        click.echo(f"Site: {display_path(result.dist, cwd)}/site/ with {result.site.pages:,} "
+                   f"skill pages ({result.site.rendered:,} rendered) in "
                    f"{result.site.seconds:.1f} s.")
     if verbose:
         for phase, seconds in result.timings.items():

@@ -16,7 +16,7 @@ _RESET = "\033[0m"
 
 
 def _plural(count: int, word: str) -> str:
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
 
 
 def summary_line(result: CheckResult) -> str:
