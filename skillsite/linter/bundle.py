@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -76,8 +75,11 @@ def bundled_files(doc: Document, max_size: int) -> list[Bundled]:
     """The files bundled with the ``SKILL.md`` ``doc`` (none for other formats)."""
     if doc.source.kind != "skill-md":
         return []
-    return doc.memo("bundled", lambda: list(_walk(folder_of(doc), _real(str(doc.source.root)),
-                                                  max_size, doc.source.tree or {})))
+    found: list[Bundled] | None = doc.derived.get("bundled")
+    if found is None:
+        found = doc.derived["bundled"] = _walk(folder_of(doc), _real(str(doc.source.root)),
+                                               max_size, doc.source.tree)
+    return found
 
 
 @lru_cache(maxsize=64)
@@ -90,28 +92,36 @@ def real_root(root: str) -> str:
     return _real(root)
 
 
-def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree) -> Iterator[Bundled]:
+def _walk(folder: str, root: str, max_size: int, tree: skilltree.Tree | None) -> list[Bundled]:
     """The bundled files of the skill in ``folder``, at most :data:`MAX_FILES`."""
-    count = 0
+    found: list[Bundled] = []
     # ``os.path.join(folder, rel_dir, name)``, joined by hand where the separator is "/"
     # (``folder`` is absolute and normalized, ``rel_dir`` has no empty part).
     plain = os.sep == "/" and folder != "/"
-    for skill_folder in skilltree.skill_folders(folder, tree):
-        if skill_folder.nested:
-            continue  # a nested skill is checked on its own
-        rel_dir = skill_folder.rel
+    file = skilltree.FILE
+    for rel_dir, listing in skilltree.own_folders(folder, tree):
         prefix = f"{rel_dir}/" if rel_dir else ""
-        for name, kind in skill_folder.entries:
-            if kind == skilltree.FOLDER or count >= MAX_FILES:
+        for name, kind in listing:
+            if kind == skilltree.FOLDER:
                 continue
+            if len(found) >= MAX_FILES:
+                return found
             rel = prefix + name
             if rel == "SKILL.md":
                 continue
             path = f"{folder}/{rel}" if plain else os.path.join(folder, rel_dir, name)
+            if kind == file and _read_as_text(name):  # most files: _read, inline
+                try:
+                    raw = read_capped(path, max_size)
+                except OSError:
+                    continue
+                if len(raw) <= max_size:
+                    found.append(Bundled(rel, path, len(raw), _text(raw), raw))
+                    continue
             bundled = _read(path, name, kind, rel, root, folder, max_size)
             if bundled is not None:
-                count += 1
-                yield bundled
+                found.append(bundled)
+    return found
 
 
 def _read(path: str, name: str, kind: str, rel: str, root: str, folder: str,

@@ -8,11 +8,12 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from operator import attrgetter
-from pathlib import Path
-from typing import NamedTuple
+from pathlib import Path, PurePath
+from typing import NamedTuple, cast
 
 from skillsite.linter.listings import (
     Listing,
@@ -22,7 +23,7 @@ from skillsite.linter.listings import (
     record_listing,
     unchanged_listing,
 )
-from skillsite.linter.skilltree import Tree, list_skill
+from skillsite.linter.skilltree import FILE, OTHER, Entry, Tree, list_skill
 from skillsite.models import Document, Issue, Source
 
 #: Folders never worth walking: version control, dependencies, caches, build output.
@@ -78,9 +79,35 @@ def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
                 yield Source(given, given.parent, kind)
             continue
         trees: dict[str, Tree] = {}
+        below = _below(given)
         for path, kind in _walk(given, given.resolve(), exclude, sink, listings,
                                 trees=trees if listings is None else None):
-            yield Source(Path(path), given, kind, trees.pop(path, None))
+            yield Source(below(path), given, kind, trees.pop(path, None))
+
+
+#: ``PurePath._from_parsed_parts`` of Python 3.11, which makes a path of parts already
+#: split and normalized. ``Path(text)`` splits and normalizes ``text`` again (some 3 us,
+#: a tenth of a cold check's walk at 10k skills); later versions parse a path only when
+#: asked to (and changed this helper).
+_FROM_PARTS = sys.version_info[:2] == (3, 11) and os.sep == "/" and hasattr(
+    PurePath, "_from_parsed_parts")
+
+
+def _below(given: Path) -> Callable[[str], Path]:
+    """``Path`` for each path the walk of the folder ``given`` finds: ``str(given)``, the
+    separator and the names below it."""
+    top = os.path.join(str(given), "")
+    if not _FROM_PARTS or top == "./" or top == "/":
+        return Path
+    make = type(given)._from_parsed_parts  # type: ignore[attr-defined]
+    drive, root, parts = given._drv, given._root, given._parts  # type: ignore[attr-defined]
+    cut = len(top)
+
+    def below(path: str) -> Path:
+        if path.startswith(top):
+            return cast(Path, make(drive, root, parts + path[cut:].split("/")))
+        return Path(path)
+    return below
 
 
 def walk_files(root: Path, *, exclude: tuple[str, ...] = (), flagged: list[Flagged],
@@ -278,7 +305,13 @@ class _Walker:
             name = entry.name
             if entry.is_dir(follow_symlinks=False):
                 if name not in SKIPPED_DIRS:
-                    self._add_folder(entry.path, here + name, folder, in_skill, False)
+                    below = tree.get(name)
+                    if below is not None and _quiet(below):
+                        # Listed with the skill's tree, and it holds nothing this walk
+                        # looks for: not visited (most of a skill's folders).
+                        self.listed.pop(entry.path, None)
+                    else:
+                        self._add_folder(entry.path, here + name, folder, in_skill, False)
                 continue
             kind = kind_of(name)
             if kind is None or (kind == CANDIDATE and in_skill):
@@ -354,6 +387,17 @@ class _Walker:
             scan.files.append((entry.path, kind))
             if scan.tree is not None and self.trees is not None and kind == "skill-md":
                 self.trees[entry.path] = scan.tree
+
+
+def _quiet(listing: list[Entry]) -> bool:
+    """Whether a folder inside a skill, with these entries, gives the walk nothing: no
+    subfolder, no symlink, and no file it would yield or flag (inside a skill, Markdown
+    is the skill's own and any other file is no skill file)."""
+    for name, entry_kind in listing:
+        if ((entry_kind != FILE and entry_kind != OTHER) or name == "SKILL.md"
+                or name == "skill.json" or name.endswith(".skill.toml")):
+            return False
+    return True
 
 
 def own_path(doc: Document) -> str:

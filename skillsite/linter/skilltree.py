@@ -103,3 +103,31 @@ def skill_folders(folder: str, tree: Tree | None) -> Iterator[SkillFolder]:
         if not nested:
             pending += [f"{rel_dir}/{name}" if rel_dir else name
                         for name, entry_kind in listing if descends(name, entry_kind)]
+
+
+def own_folders(folder: str, tree: Tree | None) -> list[tuple[str, list[Entry]]]:
+    """(``rel``, entries) of each folder of :func:`skill_folders` but the nested skills',
+    in the same order: as a list, for the bundle walk (which goes through each skill's
+    folders once, and most skills have one to three)."""
+    found: list[tuple[str, list[Entry]]] = []
+    known = tree or {}
+    pending = [""]
+    while pending:
+        rel_dir = pending.pop()
+        listing = known.get(rel_dir)
+        if listing is None:
+            try:
+                with os.scandir(os.path.join(folder, rel_dir)) as scan:
+                    listing = entries(scan)
+            except OSError:
+                continue
+        below = []
+        for name, entry_kind in listing:
+            if name == "SKILL.md" and rel_dir:
+                break  # a nested skill: checked on its own
+            if entry_kind == FOLDER and name[0] != "." and name not in SKIP_FOLDERS:
+                below.append(f"{rel_dir}/{name}" if rel_dir else name)
+        else:
+            found.append((rel_dir, listing))
+            pending += below
+    return found

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from corpus_helpers import Link, skill_md, write
+from corpus_helpers import Fifo, Link, skill_md, write
 
 from skillsite.linter.bundle import bundled_files
 from skillsite.linter.discover import discover
@@ -79,3 +79,39 @@ def test_a_skill_reached_through_a_symlinked_folder_is_walked_on_its_own(
     assert not linked or all(s.tree is None for s in linked)
     for source in discover([root]):
         assert [rel for rel, *_ in _bundled(source)] == ["references/a.md"]
+
+
+def test_discovery_still_finds_what_the_folders_of_a_skill_hold(tmp_path: Path) -> None:
+    """A folder of a skill that holds nothing discovery looks for is not visited again;
+    one that holds a skill file, a subfolder or something to flag still is."""
+    root = write(tmp_path, {
+        "pdf/SKILL.md": skill_md("pdf"),
+        "pdf/references/a.md": "# A\n",
+        "pdf/references/pipe.md": Fifo(),
+        "pdf/scripts/run.skill.toml": 'name = "run"\n',
+        "pdf/config/skill.json": "{}\n",
+        "pdf/deep/er/SKILL.md": skill_md("er"),
+        "pdf/odd/SKILL.md": Fifo(),
+    })
+    flagged: list[Any] = []
+    found = {(str(s.path.relative_to(root)), s.kind) for s in discover([root], flagged=flagged)}
+    assert found == {("pdf/SKILL.md", "skill-md"), ("pdf/scripts/run.skill.toml", "skill-toml"),
+                     ("pdf/config/skill.json", "skill-json"), ("pdf/deep/er/SKILL.md", "skill-md")}
+    assert [str(f.path.relative_to(root)) for f in flagged] == ["pdf/odd/SKILL.md"]
+
+
+@pytest.mark.parametrize("given", [".", "corpus", "corpus/", "corpus/../corpus"])
+def test_discovered_paths_are_the_paths_pathlib_makes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, given: str) -> None:
+    write(tmp_path / "corpus", {"pdf/SKILL.md": skill_md("pdf"),
+                                "pdf/scripts/run.skill.toml": 'name = "run"\n'})
+    monkeypatch.chdir(tmp_path / "corpus" if given == "." else tmp_path)
+    for top in (Path(given), Path(given).absolute()):
+        sources = list(discover([top]))
+        assert len(sources) == 2
+        for source in sources:
+            plain = Path(str(source.path))
+            assert (source.path, str(source.path), source.path.parts, hash(source.path),
+                    source.path.parent) == (plain, str(plain), plain.parts, hash(plain),
+                                            plain.parent)
+            assert source.path.is_file()
