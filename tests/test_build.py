@@ -185,6 +185,50 @@ def test_a_skill_holding_a_credential_stays_withheld(tmp_path: Path) -> None:
         "good/SKILL.md": False, "leak/SKILL.md": True}
 
 
+def test_included_skills_and_gone_keys_match_the_plain_loops() -> None:
+    """included_skills (loops in C over the records in the order made) against the plain
+    loop it replaced: withheld, errored and unnamed records, and ids taken twice (the
+    first path wins); and cache.gone against the set difference of the keys."""
+    import random
+
+    from skillsite.builder.cache import BuildCache, gone
+    from skillsite.builder.checking import included_skills
+    from skillsite.builder.records import Cached
+
+    def plain(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
+        first: dict[str, Cached] = {}
+        ids: set[str | None] = set()
+        for key in sorted(k for k, c in cache.files.items() if c.name):
+            cached = cache.files[key]
+            if key in errored or cached.catalog_json is None or cached.name in ids:
+                continue
+            ids.add(cached.name)
+            first[key] = cached
+        return first
+
+    rng = random.Random(7)
+    for turn in range(60):
+        files = {}
+        for number in rng.sample(range(400), rng.randrange(1, 120)):
+            name = rng.choice([None, f"s{number}", f"s{rng.randrange(8)}"])
+            json_record = None if rng.random() < 0.1 else f'{{"id":"{name}"}}'
+            files[f"k/{number}/SKILL.md"] = Cached([0, 0, 0], [], None, True, name=name,
+                                                   catalog_json=json_record)
+        cache = BuildCache(files=files)
+        errored = set(rng.sample(sorted(files), min(len(files), rng.randrange(0, 3))))
+        got = included_skills(cache, errored)
+        assert got == plain(cache, errored) and list(got) == list(plain(cache, errored))
+        old = BuildCache(files=dict(files))
+        cache = BuildCache(files=dict(files))
+        for key in rng.sample(sorted(files), min(len(files), rng.randrange(0, 3))):
+            del cache.files[key]
+        for _ in range(rng.randrange(0, 3)):
+            key = f"k/new{rng.randrange(9)}/SKILL.md" if turn % 2 else rng.choice(sorted(files))
+            cache.files[key] = files.get(key) or Cached([1, 1, 1], [], None, True)
+            cache.changed.add(key)
+        assert gone(cache, old) == old.files.keys() - cache.files.keys()
+
+
 def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:
     root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
     build(root, tmp_path / "dist")

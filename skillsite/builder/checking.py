@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import partial
-from itertools import compress, filterfalse
-from operator import attrgetter, is_, itemgetter
+from itertools import compress, starmap
+from operator import and_, attrgetter, is_, itemgetter, not_
 from pathlib import Path
 from typing import Any
 
-from skillsite.builder.cache import BuildCache
+from skillsite.builder.cache import BuildCache, gone
 from skillsite.builder.extract import Built, Extracted, Payload, extract, finish
 from skillsite.builder.records import Cached, dependencies_unchanged, revalidated
 from skillsite.builder.stores import BuildStores
@@ -223,21 +223,24 @@ def all_problems(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx
     """Every file's problems, the walk's and the corpus-wide rules' (kept in ``cache``)."""
     with_problems = compress(cache.files.items(), map(_PROBLEMS, cache.files.values()))
     # (Rows as records.problem_rows stores them, made in one comprehension: a call and a
-    # list for each of the 30k files with problems cost a third more.)
-    problems = [Problem(key, *row) if len(row) == 5 else Problem(row[5], *row[:5])
-                for key, c in with_problems for row in c.problems]
+    # list for each of the 30k files with problems cost a third more.) Sorted as tuples
+    # of the fields in problem_order's order, then made Problems: sorting the objects
+    # by that key costs more.
+    rows = [(key, *row) if len(row) == 5 else (row[5], *row[:5])
+            for key, c in with_problems for row in c.problems]
     for flag in flagged:
         problem = make_problem(ctx, flag.issue.rule, display_path(flag.path, root),
                                (flag.issue.line, flag.issue.column), flag.issue.message)
-        problems += [problem] if problem else []
+        rows += [problem_order(problem)] if problem else []
     if old.corpus_problems is not None and same_records(cache, old):
         cache.corpus_problems = old.corpus_problems
     else:
         records = [SkillRecord._make(c.record) for c in cache.files.values() if c.record]
         cache.corpus_problems = [[p.path, p.line, p.column, p.rule, p.severity, p.message]
                                  for p in corpus_problems(records, ctx)]
-    return sorted(problems + [Problem(*row) for row in cache.corpus_problems],
-                  key=problem_order)
+    rows += map(tuple, cache.corpus_problems)
+    rows.sort()
+    return list(starmap(Problem, rows))
 
 
 #: The order of :class:`~skillsite.models.Problem` (its fields in turn) as a key: sorting
@@ -247,7 +250,7 @@ problem_order = attrgetter("path", "line", "column", "rule", "severity", "messag
 
 def same_records(cache: BuildCache, old: BuildCache) -> bool:
     """Whether the corpus-wide rules see what they saw in the previous build."""
-    if any(old.files[key].record for key in old.files.keys() - cache.files.keys()):
+    if any(old.files[key].record for key in gone(cache, old)):
         return False
     return all(key in old.files and old.files[key].record == cache.files[key].record
                for key in cache.changed)
@@ -259,24 +262,25 @@ def included_skills(cache: BuildCache, errored: set[str]) -> dict[str, Cached]:
     errors, when the build excludes them). Two skills with one id (a ``duplicate-name``
     in one namespace): the first path wins, and the other is reported as shadowed."""
     files = cache.files
-    keys = sorted(compress(files, map(_NAME, files.values())))  # those with a name
-    left_out = set(errored)
+    values = files.values()
     # A withheld skill's record is the only named one without a catalog record (see
     # extract.finish): found in C, where a look at the problems of every skill that has
-    # any (a third of them at 100k) cost a Python call each.
-    left_out.update(compress(keys, map(_IS_NONE, map(_CATALOG_JSON,
-                                                     map(files.__getitem__, keys)))))
-    kept = list(filterfalse(left_out.__contains__, keys)) if left_out else keys
-    chosen = dict(zip(kept, map(files.__getitem__, kept), strict=True))
-    if len(set(map(_NAME, chosen.values()))) == len(chosen):
-        return chosen  # no id twice (the loops above stay in C: 100k records)
-    first: dict[str, Cached] = {}
-    ids: set[str | None] = set()
-    for key, cached in chosen.items():
-        if cached.name not in ids:
-            ids.add(cached.name)
-            first[key] = cached
-    return first
+    # any (a third of them at 100k) cost a Python call each. (Every loop here stays in
+    # C and goes through the records in the order they were made: 100k records, looked
+    # up in path order, cost twice as much.)
+    left_out = set(errored)
+    left_out.update(compress(files, map(_IS_NONE, map(_CATALOG_JSON, values))))
+    keep: list[Any] = list(map(_NAME, values))  # those with a name
+    if left_out:
+        keep = list(map(and_, map(bool, keep), map(not_, map(left_out.__contains__, files))))
+    chosen = dict(sorted(compress(files.items(), keep)))  # (the keys differ: by path)
+    if len(set(compress(map(_NAME, values), keep))) == len(chosen):
+        return chosen  # no id twice
+    names = list(map(_NAME, chosen.values()))
+    # Each id's first path, from the paths in reverse (the first one is set last).
+    winners = dict(zip(reversed(names), reversed(chosen), strict=True))
+    first = set(winners.values())
+    return dict(compress(chosen.items(), map(first.__contains__, chosen)))
 
 
 def withheld(cached: Cached) -> bool:

@@ -214,8 +214,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 cache.walk_complete = walk.listings.complete and not flagged
                 clock.lap("discover, check, content and index")
                 problems, included, groups = _corpus(cache, old, flagged, ctx, root)
-                errored = {p.path for p in problems if p.severity == ERROR}
-                if strict and errored:
+                if strict and (errored := _errored(problems)):
                     raise BuildFailed(f"--strict: {len(errored)} file(s) have errors; "
                                       f"{out} was not changed", problems)
                 cache.included = fingerprints(included)
@@ -348,13 +347,20 @@ def _corpus(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Con
     """Every problem (the files', the walk's, the corpus rules', the manifests' and git's),
     the skills that go into dist/, and their plugins and collections."""
     problems = all_problems(cache, old, flagged, ctx, root)
-    errored = {p.path for p in problems if p.severity == ERROR}
-    included = included_skills(cache, errored if ctx.config.exclude_invalid else set())
+    included = included_skills(cache, _errored(problems) if ctx.config.exclude_invalid
+                               else set())
     groups = groups_of(included, root, ctx)
     groups.origins, groups.repositories, git_problems = origins(included, root, ctx)
     if groups.problems or git_problems:  # (``problems`` are in order already)
         problems = sorted(problems + groups.problems + git_problems, key=problem_order)
     return problems, included, groups
+
+
+def _errored(problems: list[Problem]) -> set[str]:
+    """The paths of the files with errors (only builds that leave them out or fail on
+    them ask: 35k problems at 100k skills)."""
+    return {p.path for p in problems if p.severity == ERROR}
+
 
 def _vector_collector(semantic: SemanticSetup, out: Path,
                       previous: bool) -> tuple[VectorCollector | None, bool]:
@@ -416,7 +422,12 @@ def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache)
     now_included = cache.included
     moved = set(compress(now_included, map(ne, now_included.values(),
                                            map(old.included.get, now_included))))
-    for key in compress(included, map(moved.__contains__, map(_NAME, included.values()))):
+    # The skills of those names: most often only records made again (``cache.changed``,
+    # a few) hold them, found without a look at the 100k included records.
+    keys = [key for key in cache.changed if getattr(included.get(key), "name", None) in moved]
+    if len({included[key].name for key in keys}) != len(moved):
+        keys = list(compress(included, map(moved.__contains__, map(_NAME, included.values()))))
+    for key in keys:
         now = included[key]
         before = old.files.get(key)
         if (before is None or before.fingerprint != old.included.get(now.name or "")
