@@ -112,7 +112,7 @@ def _copies(included: dict[str, Cached]) -> dict[str, list[str]]:
     # Only the records of a shared digest are looked at in Python (found in C: 100k).
     for cached in compress(included.values(), map(shared.__contains__, digests)) \
             if shared else ():
-        if cached.name:
+        if cached.name and cached.sha256:
             by_digest[cached.sha256].append(cached.name)
     return {digest: sorted(ids) for digest, ids in sorted(by_digest.items()) if len(ids) > 1}
 
