@@ -1,6 +1,7 @@
 """Plain data that flows through the pipeline: sources, documents and problems."""
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,10 +89,11 @@ class Document:
     positions: dict[str, Position] = field(default_factory=dict)
     key_positions: dict[str, Position] = field(default_factory=dict)
     issues: list[Issue] = field(default_factory=list)
-    sha256: str = ""
     #: The bytes that were parsed (and hashed as ``sha256``): what the build keeps and
     #: publishes of the file, so that a change after linting never reaches ``dist/``.
     raw: bytes = field(default=b"", repr=False, compare=False)
+    #: Whether ``raw`` holds what was read of the file (else it could not be read).
+    was_read: bool = field(default=False, repr=False, compare=False)
     #: Values several rules derive from the document, computed once (see ``memo``).
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
@@ -102,6 +104,17 @@ class Document:
         except KeyError:
             found = self.derived[key] = compute()
             return found
+
+    @property
+    def sha256(self) -> str:
+        """The sha256 of ``raw`` ("" when the file could not be read), worked out when
+        first asked: the build keeps it, a check never asks."""
+        if not self.was_read:
+            return ""
+        found: str | None = self.derived.get("sha256")
+        if found is None:
+            found = self.derived["sha256"] = hashlib.sha256(self.raw).hexdigest()
+        return found
 
     def where(self, pointer: str) -> Position:
         """Best location for ``pointer``: the value, else its key, else its nearest parent."""

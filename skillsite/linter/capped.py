@@ -32,9 +32,14 @@ def read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
         if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file", str(path))
         size = info.st_size
-        want = min(size, cap) + 1
-        parts: list[bytes] = []
-        got = 0
+        if size <= cap:
+            first = os.read(fd, size + 1)
+            if len(first) == size or not first:
+                return first  # the usual case: as long as it said, in one read
+            parts, got = [first], len(first)
+            want = size + 1 if got < size else cap + 1  # shorter than it said, or longer
+        else:
+            parts, got, want = [], 0, cap + 1
         while got <= cap:
             chunk = os.read(fd, want - got)
             if not chunk:

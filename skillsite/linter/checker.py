@@ -143,13 +143,28 @@ def _checking() -> tuple[Any, ...]:
 def _outside_links(doc: Document) -> tuple[str, ...]:
     """The targets of the document's links (and its bundled Markdown's) that lie outside
     the corpus root, as far as the check worked them out."""
-    root = _inside(os.path.abspath(doc.source.root))
-    links = list(doc.derived.get("local-links") or ())
+    links = doc.derived.get("local-links")
     references = doc.derived.get("references")
+    if not links and (references is None or not references.links):
+        return ()  # no link at all (the check of most skills without references)
+    root = _absolute_inside(os.fspath(doc.source.root))
+    found = {path for _, _, path in links or () if path is not None
+             and not path.startswith(root)}
     for more in (references.links.values() if references is not None else ()):
-        links += more
-    return tuple(sorted({path for _, _, path in links
-                         if path is not None and not path.startswith(root)}))
+        found.update(path for _, _, path in more if path is not None
+                     and not path.startswith(root))
+    return tuple(sorted(found)) if found else ()
+
+
+def _absolute_inside(folder: str) -> str:
+    """``_inside(os.path.abspath(folder))``, kept for an absolute ``folder`` (a relative
+    one depends on the working folder)."""
+    return _absolute(folder) if os.path.isabs(folder) else _inside(os.path.abspath(folder))
+
+
+@lru_cache(maxsize=64)
+def _absolute(folder: str) -> str:
+    return _inside(os.path.abspath(folder))
 
 
 _worker_state: tuple[Context, Path, Extract | None, Finish | None] | None = None

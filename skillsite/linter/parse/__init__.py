@@ -5,7 +5,6 @@ the document, located as precisely as the format allows.
 """
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from skillsite.config import DEFAULT_MAX_SIZE
@@ -73,8 +72,7 @@ def _read_text(doc: Document, max_size: int) -> str | None:
     except OSError as exc:
         issues.append(Issue("unreadable-file", 1, 1, f"cannot read file: {exc.strerror}"))
         return None
-    doc.sha256 = hashlib.sha256(raw).hexdigest()
-    doc.raw = raw
+    doc.raw, doc.was_read = raw, True  # hashed when asked (``Document.sha256``)
     if len(raw) > max_size:
         issues.append(Issue("file-too-large", 1, 1,
                             f"file is larger than the {max_size}-byte cap; shrink it or "

@@ -101,7 +101,8 @@ def parse(text: str) -> list[Pair] | None:
     for number, line in enumerate(text.split("\n")):
         if not line or line[0] == "#":
             continue  # a blank line or a comment line (no other comment is accepted)
-        entry = _ENTRY.fullmatch(line)
+        # An item has "- " after its indent (a key line seldom holds one at all).
+        entry = _ENTRY.fullmatch(line) if "- " in line else None
         if not (reader.item(entry, number) if entry is not None
                 else reader.pair(line, number)):
             return None
@@ -148,7 +149,8 @@ class _Reader:
         found = _LINE.fullmatch(line)
         if found is None:
             return False
-        spaces, key, rest = len(found.group(1)), found.group(2), found.group(3)
+        indent, key, rest = found.groups()
+        spaces = len(indent)
         self.items = None
         if self.open_key is not None:  # a nested mapping starts, or the key had no value
             into, key_text, key_line, key_column = self.open_key
