@@ -158,3 +158,50 @@ def test_a_lock_whose_holder_is_dead_is_reported_as_stale(tmp_path: Path) -> Non
         keeper.wait()
     with BuildLock(dist):  # once the keeper is gone, the lock is free again
         assert fcntl is not None
+
+
+def _pagefind_runs(pid: int) -> set[int]:
+    """The Pagefind processes that ``pid`` runs now."""
+    found = set()
+    for child in _children(pid):
+        try:
+            if b"pagefind" in Path(f"/proc/{child}/cmdline").read_bytes() and _running(child):
+                found.add(child)
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_in_the_site_stage_starts_no_more_pagefind(tmp_path: Path) -> None:
+    """The site's side threads (one Pagefind run per search bundle, the discovery
+    artifacts) stop with the build instead of running to their end: no Pagefind run
+    starts after SIGTERM, the one running is killed, and dist/ stays as it was."""
+    corpus, dist = tmp_path / "corpus", tmp_path / "dist"
+    generate(corpus, 400, seed=5)
+    command = [sys.executable, "-m", "skillsite", "build", str(corpus), "-o", str(dist),
+               "--jobs", "2", "-q"]
+    first = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert first.returncode == 0, first.stderr
+    before = (dist / "manifest.json").read_bytes()
+    process = subprocess.Popen([*command, "--clean"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    running: set[int] = set()
+    while not running and process.poll() is None and time.monotonic() < deadline:
+        running = _pagefind_runs(process.pid)
+        time.sleep(0.005)
+    assert running, "the build ran no Pagefind to watch"
+    process.send_signal(signal.SIGTERM)
+    started_after: set[int] = set()
+    while process.poll() is None and time.monotonic() < deadline:
+        started_after |= _pagefind_runs(process.pid) - running
+        time.sleep(0.005)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, stderr
+    assert "build stopped by SIGTERM" in stderr and "Traceback" not in stderr
+    assert started_after == set(), "Pagefind ran again after SIGTERM"
+    assert not any(map(_running, running)), "the Pagefind run was left running"
+    assert not list(tmp_path.glob(".dist.tmp-*"))
+    assert (dist / "manifest.json").read_bytes() == before
+    assert _manifest_checks(dist)

@@ -198,6 +198,23 @@ def put_back_previous_site(work: Path) -> bool:
     return restore(work)
 
 
+def remove_work(work: Path, *, in_background: bool) -> None:
+    """Delete the folder of a build that failed. ``in_background`` (a signal stopped the
+    build, which must then end within seconds: a site's 400k files at 100k skills take a
+    minute to delete): it is renamed to a previous dist's name, which a detached process
+    deletes (:func:`_discard`; the next build's :func:`temp_dir` leaves it to it)."""
+    if in_background:
+        aside = work.with_name(work.name.replace(".tmp-", ".old-", 1))
+        try:
+            os.rename(work, aside)
+        except OSError:
+            pass
+        else:
+            _discard(aside)
+            return
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def drop_journal(work: Path) -> None:
     """Once the build writing ``work`` is swapped in: its journal is deleted, in the
     background (it holds the files the site replaced)."""

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import gc
 import os
-import shutil
 import sqlite3
 import time
 from collections import Counter
@@ -46,11 +45,13 @@ from skillsite.builder.checking import (
     problem_order,
 )
 from skillsite.builder.dist import (
+    BuildInterrupted,
     BuildLock,
     copy_previous,
     drop_journal,
     journal_folder,
     put_back_previous_site,
+    remove_work,
     stopped_cleanly_by_signals,
     swap_in,
     temp_dir,
@@ -245,10 +246,11 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             swap_in(work, out)
             drop_journal(work)
             clock.lap("swap in")
-        except BaseException:
+        except BaseException as failure:
             # The previous site goes back first, if the site moved it in (journal.py).
             if put_back_previous_site(work):
-                shutil.rmtree(work, ignore_errors=True)
+                remove_work(work, in_background=isinstance(
+                    failure, (BuildInterrupted, KeyboardInterrupt)))
             raise
     _left_to_the_caller(out, taken, old, cache)
     return BuildResult(

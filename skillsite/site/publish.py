@@ -24,6 +24,7 @@ from skillsite.site.skill_md import generated_skill_md
 from skillsite.site.writing import remove, write_new
 
 if TYPE_CHECKING:
+    from skillsite.site.stopping import Stop
     from skillsite.store.content import ContentStore
 
 #: Pages mkdocs writes on every build, dirty or not.
@@ -148,11 +149,13 @@ def publish_files(site: Path, dist: Path, plan: Plan, reuse: bool) -> None:
 
 
 def publish_discovery(site: Path, plan: Plan, dist: Path, reuse: bool,
-                      kept: Container[str] | None = None) -> list[dict[str, str]]:
+                      kept: Container[str] | None = None, stop: Stop | None = None
+                      ) -> list[dict[str, str]]:
     """Write each skill's artifact (only those that changed after an incremental build)
     and return the index entries. ``kept``: the files the site holds from the previous
     build (``site/`` and their path in the site, as its manifest lists them), when known;
-    else each artifact kept is looked for on disk."""
+    else each artifact kept is looked for on disk. Once ``stop`` is set,
+    :class:`~skillsite.site.stopping.Stopped` is raised before the next skill."""
     from skillsite.store.content import ContentStore
 
     def there(url: str) -> bool:
@@ -161,6 +164,8 @@ def publish_discovery(site: Path, plan: Plan, dist: Path, reuse: bool,
     entries = []
     with ContentStore(dist / "content") as store:
         for skill in plan.skills:
+            if stop is not None:
+                stop.check()
             name = plan.served.get(skill.name, "")
             url = discovery.artifact_url(skill, name)
             if not url:

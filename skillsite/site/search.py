@@ -34,6 +34,7 @@ from skillsite.linter.children import dies_with_parent
 from skillsite.site.data import SiteSkill
 from skillsite.site.mkdocs_run import SiteError
 from skillsite.site.sanitize import text
+from skillsite.site.stopping import Stop
 from skillsite.site.writing import link_tree, remove_tree, write_files
 
 PAGEFIND_TIMEOUT = 1800
@@ -109,13 +110,17 @@ def changed_bundles(stubs: dict[str, str], known: dict[str, str]) -> set[str]:
 
 def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: list[str],
                   stale: set[str], previous: Path | None, *, link: bool = True,
-                  decided: Callable[[], None] = lambda: None) -> None:
+                  decided: Callable[[], None] = lambda: None, stop: Stop | None = None
+                  ) -> None:
     """Each bundle of ``bundles`` into ``output/<bundle>``: those in ``stale`` (or missing
     from ``previous``, the previous build's ``pagefind/``) indexed by Pagefind from their
     stubs (``bundle/slug`` -> HTML) written as pages under ``scratch`` (removed after),
     the others linked from ``previous`` (or, without ``link``, left out: the previous
     site moves into the build with them). ``decided`` is called once ``previous`` has
-    been looked at."""
+    been looked at. Once ``stop`` is set, no further Pagefind run starts and the one
+    running is killed (:class:`~skillsite.site.stopping.Stopped` is raised; ``scratch`` is
+    left to whoever removes the build's folder)."""
+    stop = stop or Stop()
     kept = {b for b in bundles if b not in stale and previous is not None
             and (previous / b / "pagefind-entry.json").is_file()}
     output.mkdir(parents=True, exist_ok=True)
@@ -127,20 +132,21 @@ def build_bundles(stubs: dict[str, str], scratch: Path, output: Path, bundles: l
                     for key, html in stubs.items() if key.split("/", 1)[0] not in kept)
         for bundle in bundles:
             if bundle not in kept:
-                run_pagefind(scratch / bundle, output / bundle)
+                run_pagefind(scratch / bundle, output / bundle, stop)
     finally:
-        remove_tree(scratch)
+        if not stop.is_set():
+            remove_tree(scratch)
 
 
-def run_pagefind(stubs: Path, output: Path) -> None:
-    """Index ``stubs`` into ``output`` (one bundle)."""
+def run_pagefind(stubs: Path, output: Path, stop: Stop | None = None) -> None:
+    """Index ``stubs`` into ``output`` (one bundle); ``stop`` kills the run."""
     shutil.rmtree(output, ignore_errors=True)
     command = [*_pagefind_command(), "--site", str(stubs), "--output-path", str(output),
                "--force-language", "en", "--silent"]
     try:
-        done = subprocess.run(command, capture_output=True, text=True,
-                              timeout=PAGEFIND_TIMEOUT, env={**os.environ, "NO_COLOR": "1"},
-                              preexec_fn=dies_with_parent())  # noqa: PLW1509 (no locks taken)
+        done = (stop or Stop()).run(command, timeout=PAGEFIND_TIMEOUT,
+                                    env={**os.environ, "NO_COLOR": "1"},
+                                    preexec_fn=dies_with_parent())  # noqa: PLW1509 (no locks taken)
     except (OSError, subprocess.TimeoutExpired) as error:
         raise SiteError(f"the search index (Pagefind) could not run: {error}; install "
                         "`pagefind[extended]`, or pass --no-site") from None

@@ -39,8 +39,9 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ from skillsite.site.parallel import run_mkdocs_sharded
 from skillsite.site.search import build_bundles, changed_bundles, place, stub
 from skillsite.site.source import repository_of
 from skillsite.site.stamped_site import NotStampable, build_stamped
+from skillsite.site.stopping import Stop
 from skillsite.site.view import build_view, view_paths
 from skillsite.site.writing import link_tree, move_into, remove, write_if_changed, write_new
 from skillsite.store.manifest import intact, read_manifest
@@ -153,7 +155,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
     # checking and linking the previous docs tree and site, Pagefind, and (while mkdocs
     # runs in its own processes) the discovery artifacts. Their outputs are staged and
     # moved in after mkdocs.
-    with ThreadPoolExecutor(max_workers=4) as side:
+    with _side_threads() as (side, stop):
         # The previous site is checked (every file against its manifest) while it is
         # linked and the skills are read, the pages planned and the listings written;
         # if it changed since it was built, the build starts again without it, before
@@ -176,7 +178,8 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         reuse = bool(old) and previous is not None
         stubs = place({s.slug: stub(s, s.headings) for s in skills})
         search, looked, bundles = _start_search(side, stubs, dist,
-                                                previous if reuse else None, link=not adopt)
+                                                previous if reuse else None, link=not adopt,
+                                                stop=stop)
         writer = publish.DocsWriter(docs, old.get("docs", {}),
                                     linked_docs.result if linked_docs else lambda: None)
         plan = pages.plan(skills, root, old.get("skills", {}), dist, jobs, catalog)
@@ -204,7 +207,7 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
         # pages._Workers); mkdocs' shards fork too, but the discovery is worth running beside.
         entries: list[Future[None]] = []
         discover = (lambda: entries.append(side.submit(
-            _discovery, dist / STAGED_SITE, plan, dist, False))) \
+            _discovery, dist / STAGED_SITE, plan, dist, False, stop=stop))) \
             if sharded or (stamping and not reuse) else None
         shell = ""
         if stamping:
@@ -231,15 +234,31 @@ def _build_site(dist: Path, root: Path, problems: list[Problem], previous: Path 
                       files=moved[0].files(seen, "site") if moved else None)
 
 
+@contextmanager
+def _side_threads() -> Iterator[tuple[ThreadPoolExecutor, Stop]]:
+    """The site's four side threads, and what stops their work. When the block fails (or
+    SIGTERM or Ctrl-C stops the build), the stop is set and the tasks not started are
+    dropped: the build unwinds without waiting for Pagefind and the discovery artifacts
+    to finish (see :mod:`~skillsite.site.stopping`)."""
+    stop = Stop()
+    with ThreadPoolExecutor(max_workers=4) as side:
+        try:
+            yield side, stop
+        except BaseException:
+            stop.set()
+            side.shutdown(wait=False, cancel_futures=True)
+            raise
+
+
 def _start_search(side: ThreadPoolExecutor, stubs: dict[str, str], dist: Path,
-                  previous: Path | None, *, link: bool
+                  previous: Path | None, *, link: bool, stop: Stop
                   ) -> tuple[Future[None], threading.Event, list[str]]:
     """The search bundles, on a side thread (see :func:`_search`); the event set once it
     has looked at the previous site's bundles; every bundle of this build."""
     bundles = sorted({key.split("/", 1)[0] for key in stubs}, key=int)
     looked = threading.Event()
     search = side.submit(_search, stubs, bundles, dist / STAGED_STUBS, previous,
-                         dist / STAGED_SEARCH, link=link, decided=looked.set)
+                         dist / STAGED_SEARCH, link=link, decided=looked.set, stop=stop)
     return search, looked, bundles
 
 
@@ -325,10 +344,11 @@ def _corpus(root: Path, config: Path, plan: pages.Plan) -> Corpus:
 
 
 def _discovery(site: Path, plan: pages.Plan, dist: Path, reuse: bool,
-               kept: dict[str, Any] | None = None) -> None:
-    """The discovery artifacts and index, under ``site`` (``kept``: see
+               kept: dict[str, Any] | None = None, stop: Stop | None = None) -> None:
+    """The discovery artifacts and index, under ``site`` (``kept`` and ``stop``: see
     :func:`~skillsite.site.publish.publish_discovery`)."""
-    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse, kept),
+    discovery.write_index(site, publish.publish_discovery(site, plan, dist, reuse, kept,
+                                                          stop),
                           kept if reuse else None)
 
 
@@ -380,7 +400,7 @@ def _fingerprint(config: Path, stamping: bool) -> str:
 
 def _search(stubs: dict[str, str], bundles: list[str], scratch: Path, previous: Path | None,
             output: Path, *, link: bool = True,
-            decided: Callable[[], None] = lambda: None) -> None:
+            decided: Callable[[], None] = lambda: None, stop: Stop | None = None) -> None:
     """The search bundles into ``output``: the previous build's bundles whose stubs are
     the same, linked (or, without ``link``, left where they are), and the others made by
     Pagefind (their stubs written to ``scratch``). ``decided`` is called once the previous
@@ -390,7 +410,7 @@ def _search(stubs: dict[str, str], bundles: list[str], scratch: Path, previous: 
         stale = changed_bundles(stubs, known) if previous is not None else set(bundles)
         build_bundles(stubs, scratch, output, bundles, stale,
                       previous / "site" / "pagefind" if previous is not None else None,
-                      link=link, decided=decided)
+                      link=link, decided=decided, stop=stop)
     finally:
         decided()
 
