@@ -300,3 +300,32 @@ def test_a_link_out_of_the_root_is_checked_again_when_its_target_comes_or_goes(
     assert same(after, checker.check([root], base=root, jobs=1))
     assert [p.message for p in before.problems if p.rule == "link-escapes-root"] != [
         p.message for p in after.problems if p.rule == "link-escapes-root"]
+
+
+def _copy_of_the_code(to: Path) -> Path:
+    """The fingerprinted sources of skillsite, copied (new paths and mtimes)."""
+    import shutil
+
+    from skillsite.linter import checkcache
+
+    package = Path(checkcache.__file__).resolve().parent.parent
+    copy = to / "skillsite"
+    for folder in ("linter", "schemas"):
+        shutil.copytree(package / folder, copy / folder,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("config.py", "models.py", "version.py"):
+        shutil.copyfile(package / name, copy / name)
+    return copy
+
+
+def test_the_same_code_elsewhere_keeps_the_cache_and_an_edit_does_not(tmp_path: Path) -> None:
+    """A fresh checkout or install of the same code (other paths, other mtimes, as each
+    CI run has) is the same linter; one changed rule is another."""
+    from skillsite.linter.checkcache import code_fingerprint
+
+    copy = _copy_of_the_code(tmp_path)
+    os.utime(copy / "linter" / "lint.py", ns=(1, 1))
+    assert code_fingerprint(copy) == code_fingerprint()
+    rule = copy / "linter" / "rules" / "fields.py"
+    rule.write_text(rule.read_text() + "\n# another linter\n")
+    assert code_fingerprint(copy) != code_fingerprint()
