@@ -29,6 +29,9 @@ class Source:
     #: ``linter.skilltree.Tree``), so that the bundle walk need not list them again;
     #: None when discovery did not list them (then the walk does).
     tree: Any = field(default=None, compare=False, repr=False)
+    #: ``os.path.abspath(os.path.dirname(path))`` when discovery knows it without working
+    #: it out (it walked an absolute, normalized root); None otherwise.
+    folder: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, order=True)

@@ -79,10 +79,14 @@ def discover(paths: list[Path], *, exclude: tuple[str, ...] = (),
                 yield Source(given, given.parent, kind)
             continue
         trees: dict[str, Tree] = {}
-        below = _below(given)
+        below, top = _below(given), str(given)
+        # Below an absolute, normalized root, each path found is too: its folder is
+        # what precedes its name (``links.folder_of`` would join and normalize it again).
+        cut = top != os.sep and os.path.isabs(top) and os.path.normpath(top) == top
         for path, kind in _walk(given, given.resolve(), exclude, sink, listings,
                                 trees=trees if listings is None else None):
-            yield Source(below(path), given, kind, trees.pop(path, None))
+            yield Source(below(path), given, kind, trees.pop(path, None),
+                         path[:path.rfind(os.sep)] if cut else None)
 
 
 #: ``PurePath._from_parsed_parts`` of Python 3.11, which makes a path of parts already
@@ -105,7 +109,9 @@ def _below(given: Path) -> Callable[[str], Path]:
 
     def below(path: str) -> Path:
         if path.startswith(top):
-            return cast(Path, make(drive, root, parts + path[cut:].split("/")))
+            made = make(drive, root, parts + path[cut:].split("/"))
+            made._str = path  # what str() would join again
+            return cast(Path, made)
         return Path(path)
     return below
 

@@ -41,7 +41,8 @@ def folder_of(doc: Document) -> str:
     """The absolute folder of the document's file, worked out once per document."""
     found: str | None = doc.derived.get("folder")
     if found is None:
-        found = doc.derived["folder"] = os.path.abspath(os.path.dirname(doc.source.path))
+        found = doc.derived["folder"] = (doc.source.folder or
+                                         os.path.abspath(os.path.dirname(doc.source.path)))
     return found
 
 

@@ -33,27 +33,34 @@ def references(doc: Document, max_size: int) -> References:
 
 def _build(doc: Document, max_size: int) -> References:
     root = folder_of(doc)
-    refs = References(bundled_files(doc, max_size))
-    by_path = refs.by_path = {_under(root, f.rel): f for f in refs.files}
-    for bundled in refs.files:
+    files = bundled_files(doc, max_size)
+    plain = os.sep == "/" and root != "/"  # _under, joined by hand
+    by_path = ({f"{root}/{f.rel}": f for f in files} if plain
+               else {_under(root, f.rel): f for f in files})
+    links: dict[str, list[Link]] = {}
+    for bundled in files:
         if bundled.is_markdown and bundled.text is not None and not bundled.for_people:
             # ``os.path.dirname(_under(root, bundled.rel))``, without the join
             rel_dir = bundled.rel.rpartition("/")[0]
             folder = _under(root, rel_dir) if rel_dir else root
-            refs.links[bundled.rel] = list(find_links(bundled.text, 1, folder, root))
-    frontier = [("SKILL.md", local_links(doc))]
-    refs.depth["SKILL.md"] = 0
+            links[bundled.rel] = list(find_links(bundled.text, 1, folder, root))
+    refs = References(files, links, {"SKILL.md": 0}, [], by_path)
+    first = local_links(doc)
+    if not first or not by_path:
+        return refs  # nothing links to a bundled file
+    depth, deep = refs.depth, refs.deep
+    frontier = [("SKILL.md", first)]
     while frontier:
         next_frontier = []
-        for rel, links in frontier:
-            for link in links:
+        for rel, found in frontier:
+            for link in found:
                 target = by_path.get(link[2] or "")
-                if target is None or not target.is_markdown or target.rel in refs.depth:
+                if target is None or not target.is_markdown or target.rel in depth:
                     continue
-                refs.depth[target.rel] = refs.depth[rel] + 1
-                if refs.depth[target.rel] > 1:
-                    refs.deep.append((rel, link))
-                next_frontier.append((target.rel, refs.links.get(target.rel, [])))
+                depth[target.rel] = depth[rel] + 1
+                if depth[target.rel] > 1:
+                    deep.append((rel, link))
+                next_frontier.append((target.rel, links.get(target.rel, [])))
         frontier = next_frontier
     return refs
 

@@ -115,3 +115,7 @@ def test_discovered_paths_are_the_paths_pathlib_makes(
                     source.path.parent) == (plain, str(plain), plain.parts, hash(plain),
                                             plain.parent)
             assert source.path.is_file()
+            assert str(source.path) == os.path.join(*source.path.parts)
+            folder = os.path.abspath(os.path.dirname(source.path))
+            assert source.folder == (folder if top.is_absolute() and ".." not in given
+                                     else None)

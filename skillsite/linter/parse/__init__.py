@@ -22,7 +22,7 @@ def read(source: Source, *, max_size: int = DEFAULT_MAX_SIZE) -> Document | None
     if source.kind == CANDIDATE:
         if not _is_virtual_skill(source.path):
             return None
-        source = Source(source.path, source.root, "virtual")
+        source = Source(source.path, source.root, "virtual", folder=source.folder)
     doc = Document(source, None)
     text = _read_text(doc, max_size)
     if text is None:
@@ -78,7 +78,7 @@ def _read_text(doc: Document, max_size: int) -> str | None:
                             f"file is larger than the {max_size}-byte cap; shrink it or "
                             "raise max-file-size in the configuration"))
         return None
-    if not raw.strip():
+    if not raw or raw.isspace():  # ``not raw.strip()``, without the copy
         issues.append(Issue("empty-file", 1, 1, "file is empty"))
         return None
     if b"\0" in raw:

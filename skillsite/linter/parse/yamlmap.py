@@ -60,7 +60,7 @@ def load(text: str, *, first_line: int = 1) -> Loaded:
                                 f"front matter is {len(text)} characters, over the "
                                 f"{MAX_FRONT_MATTER} limit; move long content into the body"))
         return out
-    hidden = any(char in text for char in _BREAKS)
+    hidden = not text.isascii() and any(char in text for char in _BREAKS)
     plain = None if hidden else yamlfast.parse(text)
     if plain is not None:  # the plain shape: the same result, without the parser
         walker = _Walker(out, first_line)
