@@ -47,28 +47,28 @@ def fences(text: str) -> list[Fence]:
     # The open block's opening line (its offset, its run of backticks or tildes, its
     # indent), held in plain locals: -1 when no block is open.
     open_at, open_marker, open_indent = -1, "", 0
-    for line in _fence_lines(text):
-        lead, marker, rest = line.groups()
+    for start, end, lead, marker, rest in _fence_lines(text):
         if open_at < 0:
             if marker[0] == "~" or "`" not in rest:
                 # of the "\n" before the line, so of the line in ``text``
-                open_at, open_marker, open_indent = line.start(), marker, len(lead)
+                open_at, open_marker, open_indent = start, marker, len(lead)
         elif (marker[0] == open_marker[0] and len(marker) >= len(open_marker)
               and len(lead) < open_indent + 4 and not rest.strip(" \t")
               and not lead.strip()):
             # A closing fence is no list item, and four more spaces of indent than its
             # opener make it the block's content (an indented example of a fence).
-            found.append(_fence((open_at, line.end() - 1, open_marker, True)))
+            found.append(_fence((open_at, end - 1, open_marker, True)))
             open_at = -1
     if open_at >= 0:
         found.append(_fence((open_at, len(text), open_marker, False)))
     return found
 
 
-def _fence_lines(text: str) -> list[re.Match[str]]:
-    """``_FENCE_LINE.finditer("\\n" + text)``, tried only on the lines that hold a run of
-    three backticks or tildes (a match never spans lines, and each line's match does not
-    depend on the lines before it)."""
+def _fence_lines(text: str) -> list[tuple[int, int, str, str, str]]:
+    """``(*match.span(), *match.groups())`` of each match of ``_FENCE_LINE.finditer("\\n" +
+    text)``, tried only on the lines that hold a run of three backticks or tildes (a match
+    never spans lines, and each line's match does not depend on the lines before it). A
+    line that starts with its run (most fences) is split without the regex."""
     starts: list[int] = []
     for marker in ("```", "~~~"):
         if marker[0] not in text:
@@ -80,9 +80,30 @@ def _fence_lines(text: str) -> list[re.Match[str]]:
             at = text.find(marker, line_end) if line_end >= 0 else -1
     if "~" in text and "`" in text:
         starts = sorted(set(starts))  # one marker's lines come in order, each once
-    padded = "\n" + text  # the "\n" before a line that starts at ``at`` in text is at ``at``
-    match = _FENCE_LINE.match
-    return [line for at in starts if (line := match(padded, at)) is not None]
+    found = []
+    padded = None  # "\n" + text, made for the first line the regex must read
+    size = len(text)
+    for at in starts:
+        char = text[at]
+        if (char == "`" or char == "~") and text.startswith(char * 3, at):
+            # No indent and no list marker: the lead is empty, the run is every ``char``
+            # from ``at`` (the greedy ``{3,}``) and the rest runs to the line's end.
+            run_end = at + 3
+            while run_end < size and text[run_end] == char:
+                run_end += 1
+            line_end = text.find("\n", run_end)
+            if line_end < 0:
+                line_end = size
+            # In "\n" + text, the "\n" before the line is at ``at``, its end at line_end + 1.
+            found.append((at, line_end + 1, "", text[at:run_end], text[run_end:line_end]))
+            continue
+        if padded is None:
+            padded = "\n" + text  # the "\n" before a line that starts at ``at`` is at ``at``
+        line = _FENCE_LINE.match(padded, at)
+        if line is not None:
+            lead, marker, rest = line.groups()
+            found.append((at, line.end(), lead, marker, rest))
+    return found
 
 
 def _has_fence_run(text: str) -> bool:

@@ -190,8 +190,8 @@ def test_fence_lines_are_the_matches_of_the_fence_line_regex() -> None:
               "python", "x", "\r\n", "    "]
     for _ in range(30000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
-        expected = [m.span() for m in fences._FENCE_LINE.finditer("\n" + text)]
-        assert [m.span() for m in fences._fence_lines(text)] == expected, text
+        expected = [(*m.span(), *m.groups()) for m in fences._FENCE_LINE.finditer("\n" + text)]
+        assert fences._fence_lines(text) == expected, text
 
 
 def test_the_json_report_is_what_json_dumps_with_an_indent_gives() -> None:
