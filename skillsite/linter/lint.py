@@ -6,13 +6,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from skillsite.linter import suppress
-from skillsite.linter.markers import contains
+from skillsite.linter.markers import MARKERS, contains
+from skillsite.linter.markers import found as markers_of
 from skillsite.linter.pointer import resolve
 from skillsite.linter.problems import active, make_problem
 from skillsite.linter.redact import redact, secrets_of
 from skillsite.linter.rules import DOCUMENT, RULES, Rule
 from skillsite.linter.rules.context import Context, dialect
 from skillsite.linter.rules.registry import Elsewhere
+from skillsite.linter.rules.texts import texts
 from skillsite.linter.schema import violations
 from skillsite.linter.textcache import forget
 from skillsite.models import Document, Problem
@@ -126,8 +128,14 @@ def rule_plan(ctx: Context, kind: str) -> list[Rule]:
 
 def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem | None]:
     folder: str | None = None  # worked out for the first problem found in another file (rare)
+    present: frozenset[str] | None = None  # worked out for the first rule that needs markers
     for rule in rule_plan(ctx, doc.source.kind):
         assert rule.check is not None
+        if rule.needs is not None:
+            if present is None:
+                present = _markers_present(doc, ctx)
+            if rule.needs.isdisjoint(present):
+                continue  # no text holds a marker the rule needs: it would find nothing
         try:
             for where, message, *severity in rule.check(doc, ctx):
                 if isinstance(where, Elsewhere):
@@ -145,3 +153,15 @@ def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem |
             yield make_problem(ctx, "internal-error", path, (1, 1),
                                f"rule {rule.id} failed: {type(exc).__name__}: {exc} "
                                f"({frame.filename}:{frame.lineno}); please report this")
+
+
+_EVERY_MARKER = frozenset(MARKERS)
+
+
+def _markers_present(doc: Document, ctx: Context) -> frozenset[str]:
+    """The markers that the document's content texts hold, lowered (every marker when
+    the texts cannot be read: each rule then runs, and reports its own failure)."""
+    try:
+        return frozenset().union(*[markers_of(text.text) for text in texts(doc, ctx)])
+    except Exception:
+        return _EVERY_MARKER

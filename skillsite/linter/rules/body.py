@@ -63,7 +63,7 @@ _STAND_IN = re.compile(r"(?i)(?:my|your)[-_]?(?:user)?[-_]?(?:name)?$")
 
 
 @rule("personal-path", "warning", formats=("skill-md", "virtual", "skill-toml", "skill-json"),
-      family="body", peers={"skillsaw": "content-hardcoded-paths"})
+      family="body", peers={"skillsaw": "content-hardcoded-paths"}, needs=_PERSONAL_GATE)
 def personal_path(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A hard-coded path into one person's home folder, such as ``C:\\Users\\ada\\tools`` or

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from skillsite.linter.fences import FENCE_RUNS, fences, in_fence
 from skillsite.linter.links import position
-from skillsite.linter.markers import any_in, contains
+from skillsite.linter.markers import MARKERS, any_in, contains
 from skillsite.linter.markers import found as markers_of
 from skillsite.linter.rules.cited import innermost_heading
 from skillsite.linter.rules.context import Context
@@ -25,6 +25,10 @@ _LEFTOVERS = ("TODO", "FIXME", "TBD", "XXX")
 _LEFTOVER_LINE = re.compile(_LEFTOVER.pattern[2:], re.MULTILINE)
 _BLANK = re.compile(r"\[(?:TODO|Insert|Describe|Replace with|Add your)\b[^\]\n]*\](?!\()")
 _BLANK_MARKERS = ("[TODO", "[Insert", "[Describe", "[Replace with", "[Add your")
+#: Every leftover and blank above, lowered: markers of the marker pass, which the body
+#: (one of the document's texts) holds if it holds a leftover.
+_LEFTOVER_GATE = frozenset(marker.lower() for marker in (*_LEFTOVERS, *_BLANK_MARKERS))
+assert _LEFTOVER_GATE.issubset(MARKERS)
 # A heading that says its section holds slots to fill in.
 _SLOTS = re.compile(r"\b(?:variables?|inputs?|parameters?|placeholders?|templates?|fill[- ]in)\b",
                     re.IGNORECASE)
@@ -33,7 +37,7 @@ _VOID = frozenset({"br", "hr", "img", "input", "meta", "link", "wbr", "source", 
 
 
 @rule("unclosed-fence", "warning", formats=MARKUP, family="body", fixable=True,
-      peers={"skillsaw": "content-unclosed-fence"})
+      peers={"skillsaw": "content-unclosed-fence"}, needs=FENCE_RUNS)
 def unclosed_fence(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A fenced code block is never closed, so the rest of the file renders as code and the
@@ -91,7 +95,8 @@ def unclosed_xml_tag(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 @rule("leftover-placeholder", "warning", formats=MARKUP, family="body",
-      peers={"agnix": "AS-027", "skillsaw": "content-placeholder-text"})
+      peers={"agnix": "AS-027", "skillsaw": "content-placeholder-text"},
+      needs=_LEFTOVER_GATE)
 def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A leftover from writing the skill: a ``TODO:``, ``FIXME``, ``TBD`` or ``XXX`` that

@@ -54,6 +54,10 @@ class Rule:
     peers: tuple[tuple[str, str], ...] = ()
     #: Runs only when named in ``select`` or ``extend-select``.
     opt_in: bool = False
+    #: Markers of the marker pass (``linter.markers.MARKERS``, lowered): the rule finds
+    #: nothing in a document none of whose content texts (``rules.texts.texts``) holds one,
+    #: and is not run on it (None: it always runs).
+    needs: frozenset[str] | None = None
 
     @property
     def profile(self) -> str:
@@ -151,17 +155,18 @@ def declare(rule_id: str, severity: str, doc: str, *, scope: str = PARSE,
 
 def rule(rule_id: str, severity: str, *, formats: tuple[str, ...] = FORMATS,
          scope: str = DOCUMENT, family: str = "spec", fixable: bool = False,
-         peers: dict[str, str] | None = None,
-         opt_in: bool = False) -> Callable[[DocumentCheck], DocumentCheck]:
+         peers: dict[str, str] | None = None, opt_in: bool = False,
+         needs: frozenset[str] | None = None) -> Callable[[DocumentCheck], DocumentCheck]:
     """Register the decorated generator as a document (or corpus) rule.
 
     Its findings may be located in the document (a JSON pointer or ``(line, column)``) or
-    in a bundled file (:class:`Elsewhere`).
+    in a bundled file (:class:`Elsewhere`). With ``needs``, it runs only on a document
+    whose content texts hold one of those markers (see :attr:`Rule.needs`).
     """
     def register(check: DocumentCheck) -> DocumentCheck:
         _register(Rule(rule_id, severity, scope, formats,
                        inspect.cleandoc(check.__doc__ or ""), check, family=family,
                        fixable=fixable, peers=tuple(sorted((peers or {}).items())),
-                       opt_in=opt_in))
+                       opt_in=opt_in, needs=needs))
         return check
     return register

@@ -41,6 +41,10 @@ _SECRET_GATE = _gate(SECRET_MARKERS)
 _PIPE_GATE = _gate(scan.PIPE_MARKERS)
 _RUNNER_GATE = _gate(scan.RUNNER_MARKERS)
 _OVERRIDE_GATE = _gate(scan.OVERRIDE_MARKERS)
+#: What scan.hidden_instructions looks for first: a comment, or a link (with a title).
+_HIDDEN_GATE = _gate(("<!--", "]("))
+#: What scan.dynamic_context looks for first in the body (one of the document's texts).
+_DYNAMIC_GATE = _gate(("!`",))
 
 
 def _report(doc: Document, ctx: Context, scanner: Callable[..., Any], *,
@@ -62,7 +66,8 @@ def _located(text: Text, offset: int) -> Any:
 
 
 @rule("secret-in-content", WARNING, formats=_SECRET_FORMATS, family=SECURITY,
-      peers={"agnix": "XP-SK-003", "skillsaw": "content-embedded-secrets"})
+      peers={"agnix": "XP-SK-003", "skillsaw": "content-embedded-secrets"},
+      needs=_SECRET_GATE)
 def secret_in_content(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     A token, key or password written into the body or a bundled file (scripts included).
@@ -99,7 +104,7 @@ def invisible_unicode(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 @rule("hidden-instructions", WARNING, formats=FORMATS, family=SECURITY,
-      peers={"skillsaw": "security-hidden-instructions"})
+      peers={"skillsaw": "security-hidden-instructions"}, needs=_HIDDEN_GATE)
 def hidden_instructions(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     An instruction to the agent inside an HTML comment or a link title, where a person
@@ -144,7 +149,7 @@ def _hex_file_name(text: str, offset: int) -> bool:
     return text[offset - 1:offset] == "/" or _EXTENSION.match(text, run.end()) is not None
 
 
-@rule("pipe-to-shell", WARNING, formats=FORMATS, family=SECURITY)
+@rule("pipe-to-shell", WARNING, formats=FORMATS, family=SECURITY, needs=_PIPE_GATE)
 def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     Code fetched from the network and run unseen: ``curl ... | sh``, ``wget -qO- ... |
@@ -180,7 +185,7 @@ def pipe_to_shell(doc: Document, ctx: Context) -> Iterator[Finding]:
 
 
 @rule("dynamic-context", WARNING, formats=("skill-md",), family=SECURITY,
-      peers={"skillsaw": "security-dynamic-context"})
+      peers={"skillsaw": "security-dynamic-context"}, needs=_DYNAMIC_GATE)
 def dynamic_context(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     Claude Code's dynamic context, ``!`command```, in the body: the command runs when the
@@ -204,7 +209,7 @@ def _in_code_span(text: str, offset: int) -> bool:
 
 
 @rule("unpinned-runner", WARNING, formats=FORMATS, family=SECURITY,
-      peers={"agnix": "AS-024"})
+      peers={"agnix": "AS-024"}, needs=_RUNNER_GATE)
 def unpinned_runner(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     ``npx``, ``bunx``, ``pnpm dlx``, ``uvx`` or ``pipx run`` with a package that has no
