@@ -210,10 +210,11 @@ def _blob_map(text: str) -> bytes:
 
 
 @per_document
-def _run_of_16(text: str) -> bool:
-    """Whether the text holds a run of 16 blob characters, asked by both blob scanners: a
-    text without one (most) holds no run of 48 either, and is settled by one search."""
-    return _RUN_OF_16 in _blob_map(text)
+def _run_of_16(text: str) -> int:
+    """Where the text's first run of 16 blob characters starts (-1: it holds none), asked
+    by both blob scanners: a text without one (most) holds no run of 48 either, and is
+    settled by one search; in the others, a run of 48 starts there or after."""
+    return _blob_map(text).find(_RUN_OF_16)
 
 
 _RUN_OF_16 = _RUN_OF_48[:16]
@@ -222,7 +223,8 @@ _RUN_OF_16 = _RUN_OF_48[:16]
 def encoded_blobs(text: str) -> Found:
     """Long base64 or hex runs that could hide a payload; hashes and checksums (hex of
     a digest's length), data URIs of images and integrity attributes are not payloads."""
-    if not _run_of_16(text) or _RUN_OF_48 not in _blob_map(text):
+    first = _run_of_16(text)
+    if first < 0 or _blob_map(text).find(_RUN_OF_48, first) < 0:
         return  # no run of 48 blob characters: one C-speed pass settles most texts
     position = 0
     for token in text.split():
@@ -282,7 +284,7 @@ def _pieces(text: str) -> Iterator[tuple[int, str]]:
 def split_blobs(text: str) -> Found:
     """Base64 wrapped over lines or split by spaces: the pieces joined are a blob that no
     single piece is. Prose never qualifies: its words have no digits and mixed case."""
-    if not _run_of_16(text) or _SPAN_OF_120 not in _utf8(
+    if _run_of_16(text) < 0 or _SPAN_OF_120 not in _utf8(
             text).translate(_SPAN_CHARS):
         return  # the 120 characters a split blob joins stand in a row, with its separators
     for start, found in _pieces(text):

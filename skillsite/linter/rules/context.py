@@ -92,7 +92,10 @@ def is_claude_code(doc: Document, ctx: Context) -> bool:
 
 def _claude_code(doc: Document, ctx: Context) -> bool:
     data = doc.data or {}
-    if ".claude" in doc.source.path.parts or any(key in data for key in CLAUDE_CODE_FIELDS):
+    path = doc.source.path
+    # A path whose text lacks ".claude" has no such part, without splitting it into parts.
+    if (".claude" in str(path) and ".claude" in path.parts
+            or any(key in data for key in CLAUDE_CODE_FIELDS)):
         return True
     # Each variable starts with "$": one character, looked for at memchr speed, spares
     # most bodies two searches that read them whole.
