@@ -13,6 +13,7 @@ paths as before, and only those whose stat moved need a second look.
 from __future__ import annotations
 
 import marshal
+import mmap
 import os
 import signal
 import stat
@@ -64,7 +65,7 @@ class StatIndex:
                 and self.owners == other.owners and self.foreign == other.foreign)
 
     @classmethod
-    def from_parts(cls, shape: bytes, values: bytes) -> StatIndex:
+    def from_parts(cls, shape: bytes | mmap.mmap, values: bytes | mmap.mmap) -> StatIndex:
         root, folders, keys, outside, owners, foreign = marshal.loads(shape)
         mtimes, stats = marshal.loads(values)
         index = cls(root, folders, array("q"), keys, array("q"), outside, owners, foreign)
