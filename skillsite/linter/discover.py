@@ -23,7 +23,8 @@ from skillsite.linter.listings import (
     record_listing,
     unchanged_listing,
 )
-from skillsite.linter.skilltree import FILE, OTHER, Entry, Tree, list_skill
+from skillsite.linter.skilltree import FILE, FOLDER, OTHER, Entry, Tree, list_skill
+from skillsite.linter.skilltree import entries as kinds_of
 from skillsite.models import Document, Issue, Source
 
 #: Folders never worth walking: version control, dependencies, caches, build output.
@@ -232,6 +233,8 @@ class _Walker:
         self.stack: list[_Folder] = []
         self.linked: list[_Folder] = []
         self.listed: dict[str, list[os.DirEntry[str]]] = {}  # listed with a skill's tree
+        #: A walk that records no listing and excludes nothing (a check).
+        self.plain = listings is None and self.excluded is None
 
     def run(self, starts: list[_Folder]) -> Iterator[tuple[str, str]]:
         self.stack = list(starts)
@@ -266,6 +269,15 @@ class _Walker:
         try:
             raw = self.listed.pop(folder.path, None)
             raw = list(os.scandir(folder.path)) if raw is None else raw
+            if self.plain:  # a check: a folder without symlinks goes the short way
+                has_skill = False
+                for entry in raw:
+                    if entry.is_symlink():
+                        break
+                    if entry.name == "SKILL.md":
+                        has_skill = True
+                else:
+                    return self._list_plain(folder, raw, has_skill)
             # sorted(key=(not is_symlink, name), reverse=True): the rest, then the links,
             # each by name from the last (names are unique), without a key tuple each.
             links = [e for e in raw if e.is_symlink()]
@@ -281,8 +293,6 @@ class _Walker:
         # Markdown beside a SKILL.md, or below it, is the skill's own reference material
         # (Agent Skills layout), never a Mini-A page of its own.
         has_skill = any(e.name == "SKILL.md" for e in entries)
-        if not links and self.listings is None and self.excluded is None:
-            return self._list_plain(folder, entries, raw, has_skill)
         keeps_tree = has_skill and self.trees is not None and not folder.via_link
         scan = _Scan(in_skill=folder.in_skill or has_skill,
                      tree=list_skill(raw, self.listed) if keeps_tree else None,
@@ -297,42 +307,51 @@ class _Walker:
             self.listings.complete = False
         return sorted(scan.files)
 
-    def _list_plain(self, folder: _Folder, entries: list[os.DirEntry[str]],
-                    raw: list[os.DirEntry[str]], has_skill: bool) -> list[tuple[str, str]]:
+    def _list_plain(self, folder: _Folder, raw: list[os.DirEntry[str]],
+                    has_skill: bool) -> list[tuple[str, str]]:
         """:meth:`_list` of a folder without symlinks, in a walk that records no listing
         and excludes nothing (a check): what :meth:`_add` does for each entry, without a
-        :class:`_Scan` or a call per entry."""
+        :class:`_Scan` or a call per entry. A skill's folder is sorted from the kinds its
+        tree holds of its entries, and only its subfolders by name (for the stack)."""
         in_skill = folder.in_skill or has_skill
         trees = self.trees if has_skill and not folder.via_link else None
-        tree = list_skill(raw, self.listed) if trees is not None else {}
+        tree = list_skill(raw, self.listed) if trees is not None else None
         files: list[tuple[str, str]] = []
+        folders: list[os.DirEntry[str]] = []
+        odd: list[os.DirEntry[str]] = []  # not regular files: flagged
         here = folder.real + os.sep
-        for entry in entries:
-            name = entry.name
-            if entry.is_dir(follow_symlinks=False):
+        for (name, entry_kind), entry in zip(tree[""] if tree is not None else kinds_of(raw),
+                                             raw, strict=True):
+            if entry_kind == FOLDER:
                 if name not in SKIPPED_DIRS:
-                    below = tree.get(name)
+                    below = tree.get(name) if tree is not None else None
                     if below is not None and _quiet(below):
                         # Listed with the skill's tree, and it holds nothing this walk
                         # looks for: not visited (most of a skill's folders).
                         self.listed.pop(entry.path, None)
                     else:
-                        self._add_folder(entry.path, here + name, folder, in_skill, False)
+                        folders.append(entry)
                 continue
             kind = kind_of(name)
             if kind is None or (kind == CANDIDATE and in_skill):
                 continue  # a skill's own Markdown: no page of its own
-            if not entry.is_file(follow_symlinks=False):
-                self.sink.append(Flagged(Path(entry.path), Issue(
-                    "unreadable-file", 1, 1,
-                    "not a regular file (a FIFO, socket or device); it was not read")))
+            if entry_kind != FILE:
+                odd.append(entry)
                 continue
             key = (here + name, kind)
             if key not in self.seen:
                 self.seen.add(key)
                 files.append((entry.path, kind))
-                if trees is not None and kind == "skill-md":
+                if trees is not None and tree is not None and kind == "skill-md":
                     trees[entry.path] = tree
+        for entry in sorted(odd, key=_NAME, reverse=True):  # in the order _list met them
+            self.sink.append(Flagged(Path(entry.path), Issue(
+                "unreadable-file", 1, 1,
+                "not a regular file (a FIFO, socket or device); it was not read")))
+        if folders:  # onto the stack from the last by name: walked by name
+            folders.sort(key=_NAME, reverse=True)
+            for entry in folders:
+                self._add_folder(entry.path, here + entry.name, folder, in_skill, False)
         files.sort()
         return files
 
