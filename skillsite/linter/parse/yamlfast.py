@@ -26,6 +26,8 @@ _LINE = re.compile(r"( *)([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?")
 _ENTRY = re.compile(r"( *)- +(.+)")
 # What may open a plain scalar: not an indicator, a quote, a space or a tab.
 _PLAIN_START = re.compile(r"[^-?:,\[\]{}#&*!|>'\"%@` \t]")
+#: The characters _PLAIN_START refuses, for a look at one character without the regex.
+_NOT_PLAIN_START = frozenset("-?:,[]{}#&*!|>'\"%@` \t")
 _STR = "tag:yaml.org,2002:str"
 #: PyYAML's implicit resolvers (``yaml.resolver.Resolver``, YAML 1.1), in its order: the
 #: tag, the characters a plain scalar of that type may start with, the pattern and its
@@ -186,7 +188,7 @@ def _value(rest: str, line: int, column: int) -> Scalar | Flow | None:
             return None
         return inner, first, _tag(inner, False), line, column
     # "-" opens a plain scalar when no space follows it (else it is a list's item).
-    if ((not _PLAIN_START.match(first) and (first != "-" or rest[1:2] in ("", " ")))
+    if ((first in _NOT_PLAIN_START and (first != "-" or rest[1:2] in ("", " ")))
             or ": " in rest or " #" in rest or rest[-1] == ":"):
         return None
     return rest, None, _tag(rest, True), line, column

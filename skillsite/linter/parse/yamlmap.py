@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from skillsite.linter.parse import yamlfast
 from skillsite.linter.parse.limits import MAX_DEPTH, MAX_FRONT_MATTER, MAX_NODES
@@ -179,25 +179,28 @@ class _Walker:
         positions and issues, in the same order, without node objects."""
         result: dict[str, Any] = {}
         first_seen: dict[str, Position] = {}
-        positions, offset = self.out.positions, self.offset
+        positions, key_positions, offset = self.out.positions, self.out.key_positions, \
+            self.offset
         for key, tag, line, column, value in pairs:
             where = (line + offset, column + 1)
             if tag != _STR_TAG:  # a string needs no conversion and gives no warning
                 self.convert(key, None, tag, where)  # warns on keys too, as mapping() does
             # A plain key holds neither "~" nor "/": its pointer token is the key itself.
             child = f"{pointer}/{key}"
-            self.key(key, where, child, first_seen)
+            if key in first_seen:
+                self.key(key, where, child, first_seen)  # reports it
+            else:  # what key() does for a key met first
+                first_seen[key] = key_positions[child] = where
             if isinstance(value, list):
                 positions[child] = (value[0][2] + offset, value[0][3] + 1)
                 result[key] = self.plain(value, child)
             elif len(value) == 3:  # a flow sequence of plain words
-                items, line, column = cast(yamlfast.Flow, value)
+                items, line, column = value
                 positions[child] = (line + offset, column + 1)
                 result[key] = [self.item(item, f"{child}/{index}")
                                for index, item in enumerate(items)]
             else:
-                text, style, value_tag, value_line, value_column = cast(yamlfast.Scalar,
-                                                                        value)
+                text, style, value_tag, value_line, value_column = value
                 positions[child] = at = (value_line + offset, value_column + 1)
                 result[key] = (text if value_tag == _STR_TAG
                                else self.convert(text, style, value_tag, at))
