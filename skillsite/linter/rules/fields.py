@@ -135,8 +135,11 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
 
         requires = ["https://bot:hunter2@tools.example.com/mcp"]
     """
-    for parent, token, key, value in _strings(doc.data or {}, "", ROOT):
-        found = _ANY_TOKEN.search(value) if _ANY_MARKER.search(value) else None
+    strings = list(_strings(doc.data or {}, "", ROOT))
+    # One search of all the values (no marker holds a line break) settles most documents.
+    marked = _ANY_MARKER.search("\n".join([value for _, _, _, value in strings])) is not None
+    for parent, token, key, value in strings:
+        found = _ANY_TOKEN.search(value) if marked and _ANY_MARKER.search(value) else None
         if found:
             what = _TOKEN_PATTERNS[int(found.lastgroup[1:])][1]  # type: ignore[index]
             yield _pointer(parent, token), (f"value looks like {what}; load secrets from the "

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from skillsite.linter.fences import FENCE_RUNS, fences, in_fence
 from skillsite.linter.links import position
-from skillsite.linter.markers import MARKERS, any_in, contains
+from skillsite.linter.markers import MARKERS, any_in
 from skillsite.linter.markers import found as markers_of
 from skillsite.linter.rules.cited import innermost_heading
 from skillsite.linter.rules.context import Context
@@ -108,9 +108,7 @@ def leftover_placeholder(doc: Document, ctx: Context) -> Iterator[Finding]:
     ("## Context Variables", "## Inputs", "## Parameters", "## Template").
     """
     body = doc.body
-    found = []
-    if any_in(body, _LEFTOVERS):
-        found += _leftovers(body)
+    found = _leftovers(body)
     if any_in(body, _BLANK_MARKERS):
         found += [(m.start(), m.group()) for m in _BLANK.finditer(body)]
     blocks = fences(body) if found else []
@@ -131,10 +129,11 @@ def _leftovers(body: str) -> list[tuple[int, str]]:
     """``(offset, word)`` of what ``_LEFTOVER`` finds in ``"\n" + body``, tried only on
     the lines that hold one of the words (a match never spans two lines)."""
     starts = set()
+    present = markers_of(body)
     for word in _LEFTOVERS:
-        if not contains(body, word):
+        if word.lower() not in present:
             continue  # the marker pass knows: no search that reads the whole body
-        at = body.find(word)
+        at = body.find(word)  # one search, which also settles a word that is absent
         while at >= 0:
             starts.add(body.rfind("\n", 0, at) + 1)
             end = body.find("\n", at)
