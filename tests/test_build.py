@@ -229,6 +229,27 @@ def test_included_skills_and_gone_keys_match_the_plain_loops() -> None:
         assert gone(cache, old) == old.files.keys() - cache.files.keys()
 
 
+def test_merged_dependencies_match_a_copy_with_the_changes() -> None:
+    """cache._merged (the previous stat index's table itself when nothing moved)
+    against the copy, less the keys gone, with the keys added, that it replaced."""
+    import random
+
+    from skillsite.builder.cache import _merged
+
+    rng = random.Random(3)
+    for _ in range(300):
+        before = {f"d{n}": rng.randrange(3) for n in rng.sample(range(12), rng.randrange(8))}
+        gone = [f"d{rng.randrange(12)}" for _ in range(rng.randrange(4))]
+        added = {f"d{rng.randrange(12)}": rng.randrange(3) for _ in range(rng.randrange(4))}
+        plain = dict(before)
+        for key in gone:
+            plain.pop(key, None)
+        plain.update(added)
+        got = _merged(before, gone, added)
+        assert got == plain
+        assert got is before or list(got.items()) == list(plain.items())
+
+
 def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:
     root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
     build(root, tmp_path / "dist")

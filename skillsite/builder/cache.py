@@ -394,20 +394,23 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         return StatIndex()
     if not _record_dependencies(parts, str(root)):
         return StatIndex()
+    outside, owners = parts.outside, parts.owners
     if updated:  # only the records checked again have a new stat
         assert before is not None
         stats = _patched(before.file_stats, parts.keys, 3,
                          {key: cache.files[key].stat for key in cache.changed})
+        gone = _gone_dependencies(cache, old)
+        outside = _merged(before.outside, gone, outside)
+        owners = _merged(before.owners, gone, owners)
     else:
         stats = array("q", chain.from_iterable(cache.files[key].stat for key in parts.keys))
-    return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, parts.outside,
-                     parts.owners, sorted(parts.foreign))
+    return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, outside,
+                     owners, sorted(parts.foreign))
 
 
 def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _IndexParts:
     """``before``, for a build whose folders and files are the same: only the files
     checked again have new dependencies to record."""
-    outside, owners = dict(before.outside), dict(before.owners)
     walked: Container[str]
     listings = cache.listings
     moved = old.changes.changed_folders if old.changes else None
@@ -420,17 +423,38 @@ def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _In
     else:
         mtimes = array("q", (listings[folder][0] for folder in before.folders))
         walked = listings
-    # A few stale folders in ``outside`` are harmless, but a stale file (one deleted
-    # since) would send every later build down the slow path, so those of the old
-    # records go.
-    for key in cache.changed:
-        for dep, state in getattr(old.files.get(key), "deps", ()):
-            if isinstance(state, int) and state < FOLDER_GONE:
-                outside.pop(dep, None)
-                owners.pop(dep, None)
+    # The dependencies of the records checked again are recorded apart, then merged
+    # with ``before``'s (see :func:`_merged`).
     checked = ((key, cache.files[key]) for key in cache.changed)
-    return _IndexParts(before.keys, before.folders, mtimes, outside, owners, walked, checked,
+    return _IndexParts(before.keys, before.folders, mtimes, {}, {}, walked, checked,
                        set(before.foreign).difference(cache.changed))
+
+
+def _gone_dependencies(cache: BuildCache, old: BuildCache) -> list[str]:
+    """The supporting files the old records of the files checked again depended on. A
+    few stale folders in ``outside`` are harmless, but a stale file (one deleted since)
+    would send every later build down the slow path, so these go (and come back with
+    the new records that still depend on them)."""
+    return [dep for key in cache.changed for dep, state in getattr(old.files.get(key), "deps", ())
+            if isinstance(state, int) and state < FOLDER_GONE]
+
+
+def _merged(before: dict[str, Any], gone: list[str], added: dict[str, Any]) -> dict[str, Any]:
+    """``before`` less the keys ``gone``, then with ``added``: ``before`` itself when that
+    is the same (a one-skill change mostly records what it did), else a copy in that
+    order. Two copies of 115k entries, then their comparison with ``before`` to keep the
+    stat index's file, cost more than these few look-ups."""
+    if (all(before.get(key, _MISSING) == value for key, value in added.items())
+            and all(key in added for key in gone if key in before)):
+        return before
+    merged = dict(before)
+    for key in gone:
+        merged.pop(key, None)
+    merged.update(added)
+    return merged
+
+
+_MISSING = object()
 
 
 def _patched(values: array[int], keys: list[str], width: int,

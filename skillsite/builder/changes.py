@@ -60,9 +60,10 @@ class StatIndex:
 
     def same_shape(self, other: StatIndex) -> bool:
         """Whether :meth:`shape_bytes` of the two are equal."""
-        return (self.root == other.root and self.folders == other.folders
-                and self.keys == other.keys and self.outside == other.outside
-                and self.owners == other.owners and self.foreign == other.foreign)
+        # (The tables an updated index keeps are its previous one's: compared as such.)
+        return (self.root == other.root and _same(self.folders, other.folders)
+                and _same(self.keys, other.keys) and _same(self.outside, other.outside)
+                and _same(self.owners, other.owners) and self.foreign == other.foreign)
 
     @classmethod
     def from_parts(cls, shape: bytes | mmap.mmap, values: bytes | mmap.mmap) -> StatIndex:
@@ -82,6 +83,10 @@ class StatIndex:
     @classmethod
     def from_bytes(cls, blob: bytes) -> StatIndex:
         return cls.from_parts(*marshal.loads(blob))
+
+
+def _same(a: object, b: object) -> bool:
+    return a is b or a == b
 
 
 #: More changed folders than this and the build walks the whole tree again.

@@ -29,7 +29,7 @@ from skillsite.models import Problem
 from skillsite.store.catalog import record_json
 
 _RECORD, _GROUP = attrgetter("record"), itemgetter(6, 7)  # (collection, plugin)
-_SHA256 = attrgetter("sha256")
+_COLLECTION, _PLUGIN, _SHA256 = itemgetter(6), itemgetter(7), attrgetter("sha256")
 
 
 @dataclass
@@ -84,6 +84,8 @@ def _grouped(included: dict[str, Cached]) -> Iterable[tuple[Any, ...]]:
     """The records (as stored) of the skills in a collection or a plugin."""
     records = list(filter(None, map(_RECORD, included.values())))
     if records and min(map(len, records)) > 8:  # (the loops stay in C: 100k records)
+        if not any(map(_COLLECTION, records)) and not any(map(_PLUGIN, records)):
+            return []  # a corpus without plugins or collections: no tuple made per record
         return compress(records, map(any, map(_GROUP, records)))
     return [r for r in records if len(r) > 8 and (r[6] or r[7])]
 
@@ -105,6 +107,8 @@ def with_extras(record: str, cached: Cached, copies: dict[str, list[str]],
 
 def _copies(included: dict[str, Cached]) -> dict[str, list[str]]:
     digests = list(map(_SHA256, included.values()))
+    if len(set(digests)) == len(digests):
+        return {}  # no two skills with the same bytes (a set costs less than a Counter)
     counts: Counter[str | None] = Counter(digests)
     shared = set(compress(counts, map((1).__lt__, counts.values())))  # (in C: 100k)
     shared.difference_update((None, ""))

@@ -91,11 +91,13 @@ from skillsite.store.manifest import (
 from skillsite.version import __version__
 
 Progress = Callable[[int, int], None]
+_UNREADABLE_RULES = frozenset(("unreadable-file", "symlink-broken", "symlink-escape",
+                               "symlink-loop"))
 SKILL_KINDS = ("skill-md", "skill-toml", "skill-json")
 # Fields of the 100k records read in loops that stay in C (map, compress, filter).
-_FOUND, _IS_SKILL, _NAME, _FORMAT, _CATALOG_JSON, _SEVERITY = (
+_FOUND, _IS_SKILL, _NAME, _FORMAT, _CATALOG_JSON, _SEVERITY, _PATH, _RULE = (
     attrgetter(name) for name in ("found", "is_skill", "name", "format", "catalog_json",
-                                  "severity"))
+                                  "severity", "path", "rule"))
 
 
 class BuildFailed(SkillsiteError):
@@ -384,8 +386,9 @@ def _unreadable(cache: BuildCache, flagged: list[Flagged],
     nameless = compress(cache.files, map(not_, map(_NAME, cache.files.values())))
     paths = {key for key in nameless
              if cache.files[key].found and kind_of(key.rpartition("/")[2]) in SKILL_KINDS}
-    paths |= {p.path for p in problems if p.rule in ("unreadable-file", "symlink-broken",
-                                                     "symlink-escape", "symlink-loop")}
+    # (The 35k problems at 100k skills looked at in C.)
+    paths.update(compress(map(_PATH, problems), map(_UNREADABLE_RULES.__contains__,
+                                                    map(_RULE, problems))))
     return sorted(paths)
 
 
