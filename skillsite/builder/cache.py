@@ -333,8 +333,9 @@ def _write_shards(path_of: Callable[[int], Path], records: Mapping[str, Any],
     """Write ``records`` in :data:`CACHE_SHARDS` shards (each value through ``row``).
     With the shards of the previous build in ``before``, a shard in which no key
     ``moved`` is left as it is: ``path_of`` is then a hard link to it."""
-    dirty = {_shard_of(key) for key in moved}
     fresh = [] if len(before) == CACHE_SHARDS else _partition(records)
+    # (Only kept shards need it: a clean build's 283k keys at 100k skills are not hashed twice.)
+    dirty = {_shard_of(key) for key in moved} if not fresh else set()
     for number in range(CACHE_SHARDS):
         path = path_of(number)
         if fresh:

@@ -59,13 +59,14 @@ def extract(doc: Document, max_file_size: int, ctx: Context | None = None) -> Ex
         # Nothing of a path that is not valid UTF-8 can be written: file-not-published.
         return Extracted(None, [], None, sha256=doc.sha256)
     namespace = ctx.namespace_of(doc) if ctx is not None else None
-    entry = entry_of(doc, namespace, name)
-    files = file_rows(doc, entry, max_file_size)
     root = os.path.abspath(doc.source.root)
+    listed = skill_folder(doc, root)
+    entry = entry_of(doc, namespace, name, listed)
+    files = file_rows(doc, entry, max_file_size)
     # Whether a link target or an entry script exists changes only with the listing of
     # its folder; the skill folder's listings decide the supporting files.
     watched = [os.path.dirname(os.path.join(root, link)) for link in entry.links]
-    watched += [os.path.join(root, folder) for folder in skill_folder(doc, root)[1]]
+    watched += [os.path.join(root, folder) for folder in listed[1]]
     entry_field = (doc.data or {}).get("entry")
     if doc.source.kind == "skill-json" and isinstance(entry_field, str):
         folder = os.path.dirname(os.path.abspath(doc.source.path))

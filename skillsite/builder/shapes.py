@@ -29,9 +29,11 @@ def index_doc(entry: SkillEntry) -> IndexDoc:
 
 
 def entry_of(doc: Document, namespace: Namespace | None = None,
-             name: str | None = None) -> SkillEntry:
+             name: str | None = None,
+             folder: tuple[tuple[str, ...], tuple[str, ...]] | None = None) -> SkillEntry:
     """The entry for a parsed document whose data is a mapping with a name (or ``name``,
-    the one a client falls back to), in ``namespace`` (its plugin and collection)."""
+    the one a client falls back to), in ``namespace`` (its plugin and collection);
+    ``folder``: :func:`skill_folder` of it, when the caller has it already."""
     namespace = namespace or Namespace()
     data = doc.data or {}
     name = name if name is not None else str(data["name"])
@@ -55,7 +57,7 @@ def entry_of(doc: Document, namespace: Namespace | None = None,
         applies_to=_strings(data.get("applies_to", data.get("appliesTo"))),
         compatibility=_compatibility(data.get("compatibility")),
         sections=sections,
-        files=skill_folder(doc, root)[0],
+        files=(folder or skill_folder(doc, root))[0],
         links=tuple(sorted({relative_path(path, root) for _, _, path in local_links(doc)
                             if path and _inside(path, root)})),
         metadata=plain(data),

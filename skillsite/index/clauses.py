@@ -13,6 +13,7 @@ the "use when" text itself, less its "not for" clauses.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import NamedTuple
 
 #: At most this many characters of each body section are kept (the rest is detail).
@@ -42,8 +43,7 @@ class Clauses(NamedTuple):
 
 def clauses(description: str, body: str = "") -> Clauses:
     """The "use when" and "not for" text of a skill's description and body sections."""
-    avoid = [match.group(0) for match in _NOT_FOR.finditer(description)]
-    rest = _NOT_FOR.sub(" ", description)
+    avoid, rest = _not_for(description)
     marker = _USE_WHEN.search(rest)
     use = [rest[marker.start():] if marker else rest]
     for heading, text in _sections(body):
@@ -52,6 +52,26 @@ def clauses(description: str, body: str = "") -> Clauses:
         elif _USE_HEADING.search(heading):
             use.append(text)
     return Clauses(_tidy(" ".join(use)), _tidy(" ".join(avoid)))
+
+
+def _not_for(description: str) -> tuple[list[str], str]:
+    """The "not for" clauses of ``description``, and the description with each replaced
+    by a space (as ``_NOT_FOR.sub(" ", description)``), from one search. Every clause
+    holds "not", "don" or "never": an ASCII description without them has none, which a
+    substring test tells far faster than the pattern (one per skill of a build)."""
+    if description.isascii():
+        lowered = description.lower()
+        if "not" not in lowered and "never" not in lowered and "don" not in lowered:
+            return [], description
+    found = list(_NOT_FOR.finditer(description))
+    if not found:
+        return [], description
+    kept, at = [], 0
+    for match in found:
+        kept.append(description[at:match.start()])
+        at = match.end()
+    kept.append(description[at:])
+    return [match.group(0) for match in found], " ".join(kept)
 
 
 def _tidy(text: str) -> str:
@@ -64,28 +84,37 @@ def _sections(body: str) -> list[tuple[str, str]]:
     if "use" not in body.lower():
         return []
     found = []
-    headings = _headings(body)
-    for number, heading in enumerate(headings):
-        title = heading.group(1)
-        if not (_AVOID_HEADING.search(title) or _USE_HEADING.search(title)):
+    # Both heading patterns hold "use": a heading line in ASCII without it is matched
+    # only when it may end the section before it.
+    open_at: tuple[str, int] | None = None  # (title, end) of a section not closed yet
+    for start, line in _heading_lines(body):
+        if open_at is None and line.isascii() and "use" not in line.lower():
             continue
-        end = headings[number + 1].start() if number + 1 < len(headings) else len(body)
-        found.append((title, body[heading.end():min(end, heading.end() + SECTION_CHARS)]))
+        heading = _HEADING.match(body, start)
+        if heading is None:
+            continue
+        if open_at is not None:
+            found.append(_section(body, *open_at, heading.start()))
+            open_at = None
+        title = heading.group(1)
+        if _AVOID_HEADING.search(title) or _USE_HEADING.search(title):
+            open_at = (title, heading.end())
+    if open_at is not None:
+        found.append(_section(body, *open_at, len(body)))
     return found
 
 
-def _headings(body: str) -> list[re.Match[str]]:
-    """``list(_HEADING.finditer(body))``, trying only the lines that start with ``#``: a
-    heading is one line long, so its matches are those of each line on its own, and a
-    scan for a newline and ``#`` is several times faster than the engine trying every
-    position for ``^``."""
-    found = []
+def _section(body: str, title: str, start: int, end: int) -> tuple[str, str]:
+    return title, body[start:min(end, start + SECTION_CHARS)]
+
+
+def _heading_lines(body: str) -> Iterator[tuple[int, str]]:
+    """(offset, text) of each line that starts with ``#``: a heading is one line long,
+    so the pattern is tried there only (a scan for a newline and ``#`` is several times
+    faster than the engine trying every position for ``^``)."""
     at = 0 if body.startswith("#") else body.find("\n#")
     while at >= 0:
         start = at if at == 0 and body.startswith("#") else at + 1
-        heading = _HEADING.match(body, start)
-        if heading is not None:
-            found.append(heading)
+        end = body.find("\n", start)
+        yield start, body[start:end] if end >= 0 else body[start:]
         at = body.find("\n#", start)
-    return found
-
