@@ -150,6 +150,10 @@ def description_keyword_stuffing(doc: Document, ctx: Context) -> Iterator[Findin
 
 def _has_sentence(text: str) -> bool:
     """Six words in a row that no separator breaks: a keyword list has no such run."""
+    # The first piece settles most descriptions (a sentence) without splitting the rest.
+    first = _PIECE_END.search(text)
+    if len((text[:first.start()] if first else text).split()) >= 6:
+        return True
     return any(len(piece.split()) >= 6 for piece in _PIECE_END.split(text))
 
 

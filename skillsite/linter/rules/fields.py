@@ -6,6 +6,8 @@ from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import Any
 
+import ahocorasick_rs
+
 from skillsite.linter.lazy import lazy
 from skillsite.linter.pointer import child
 from skillsite.linter.rules.context import Context, dialect
@@ -113,6 +115,10 @@ _MARKERS = ("sk-", "github_pat_", "xox", "AKIA", "AIza", "PRIVATE KEY", "@", "?"
 ROOT = object()
 _ANY_MARKER = re.compile("|".join([*(re.escape(marker) for marker in _MARKERS),
                                    "gh[pousr]_"]))
+#: The same markers for one pass over all of a document's values, which the regex engine,
+#: trying the alternation at each character, reads several times slower.
+_MARKER_AUTOMATON = ahocorasick_rs.AhoCorasick(
+    [*_MARKERS, *(f"gh{letter}_" for letter in "pousr")])
 _SECRET_KEYS = re.compile(r"^(?:.*[_-])?(?:token|api[_-]?key|password|passwd|secret|"
                           r"client[_-]secret|access[_-]key)$", re.IGNORECASE)
 _ENV_REFERENCE = lazy(r"^\$\{?[A-Z_][A-Z0-9_]*\}?$|^env:", re.IGNORECASE)
@@ -137,7 +143,11 @@ def embedded_credential(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     strings = list(_strings(doc.data or {}, "", ROOT))
     # One search of all the values (no marker holds a line break) settles most documents.
-    marked = _ANY_MARKER.search("\n".join([value for _, _, _, value in strings])) is not None
+    try:
+        marked = bool(_MARKER_AUTOMATON.find_matches_as_indexes(
+            "\n".join([value for _, _, _, value in strings])))
+    except UnicodeEncodeError:  # a lone surrogate (a YAML escape), which it cannot read
+        marked = True  # each value is searched
     for parent, token, key, value in strings:
         found = _ANY_TOKEN.search(value) if marked and _ANY_MARKER.search(value) else None
         if found:
