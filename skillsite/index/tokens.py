@@ -10,7 +10,8 @@ the very same terms, a query is the very same set of terms for both, and
 
 The rules, in order:
 
-1. Lowercase (Unicode-aware ``str.lower``).
+1. Lowercase (Unicode-aware ``str.lower``). ``C++``, ``C#`` and ``F#`` become ``cpp``,
+   ``csharp`` and ``fsharp``: the split below would leave a bare ``c`` or ``f``.
 2. Split on anything that is not a letter or a digit; ``_`` and ``-`` split too, so
    ``pdf-extract`` and ``pdf_extract`` both give ``pdf``, ``extract``.
 3. Drop tokens longer than :data:`MAX_TOKEN_CHARS` (base64 blobs, hashes) and the
@@ -48,6 +49,9 @@ STOP_WORDS: frozenset[str] = frozenset(
 PARTIAL_MAX_TERMS = 4
 
 _WORD = re.compile(r"[^\W_]+")
+#: The languages named with a symbol (not after a letter or a digit: ``abc++`` is not C++).
+_SYMBOL_NAMES = {"c++": " cpp ", "c#": " csharp ", "f#": " fsharp "}
+_SYMBOL_NAME = re.compile(r"(?<![^\W_])(?:c\+\+|c#|f#)")
 # For ASCII text, the same split as _WORD, about twice as fast: indexing spends
 # most of its Python time here.
 _ASCII_SEPARATORS = str.maketrans({chr(c): " " for c in range(128) if not chr(c).isalnum()})
@@ -72,9 +76,17 @@ class _TermCache(dict[str, str]):
 _TERMS = _TermCache()
 
 
+def _lower(text: str) -> str:
+    """``text`` lowercased, the languages named with a symbol spelled out."""
+    lowered = text.lower()
+    if "c#" in lowered or "c++" in lowered or "f#" in lowered:
+        return _SYMBOL_NAME.sub(lambda found: _SYMBOL_NAMES[found.group()], lowered)
+    return lowered
+
+
 def tokenize(text: str) -> list[str]:
     """Return the terms of ``text`` in order, duplicates kept (for term frequency)."""
-    lowered = text.lower()
+    lowered = _lower(text)
     if lowered.isascii():
         words = lowered.translate(_ASCII_SEPARATORS).split()
     else:
@@ -103,7 +115,7 @@ def word_terms(text: str, *, dropped: bool = True) -> list[str]:
     """The term of every word of ``text`` in order, ``""`` for a dropped word (left out
     without ``dropped``): :func:`joined` is these joined by spaces and stripped, and
     :func:`tokenize` these without the empty ones."""
-    lowered = text.lower()
+    lowered = _lower(text)
     if lowered.isascii():
         words = lowered.translate(_ASCII_SEPARATORS).split()
     else:

@@ -10,6 +10,8 @@
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from skillsite.builder.pipeline import build
@@ -126,3 +128,27 @@ def test_a_word_most_names_share_earns_nothing_there() -> None:
     assert specificity(1, 800) == 1.0
     assert specificity(80, 800) == pytest.approx(0.8)
     assert specificity(400, 800) == 0.0 and specificity(768, 864) == 0.0
+
+
+def test_languages_named_with_a_symbol_are_words_of_their_own() -> None:
+    assert tokenize("Fuzz a C++17 program; port C# and F# code") == [
+        "fuzz", "cpp", "17", "program", "port", "csharp", "fsharp", "code"]
+    assert tokenize("objective-c++, abc++ and plain C") == ["object", "cpp", "abc", "plain", "c"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_cpp_task_finds_the_cpp_skill_not_the_c_one(tmp_path: Path, engine: str) -> None:
+    corpus = tmp_path / "corpus"
+    skills = {"c-fuzzing": ("Fuzz C programs with AFL. Use when a C library needs fuzzing.",
+                            "Build the C code with afl-clang."),
+              "cpp-fuzzing": ("Fuzz C++ programs with libFuzzer. Use when a C++ library "
+                              "needs fuzzing.", "Build the C++ code with clang++."),
+              "csharp-tests": ("Unit tests for C# projects.", "Run dotnet test.")}
+    for name, (description, body) in skills.items():
+        (corpus / name).mkdir(parents=True)
+        (corpus / name / "SKILL.md").write_text(_skill(name, description, body))
+    build(corpus, tmp_path / "dist", backend=engine)
+    library = Library(tmp_path / "dist")
+    assert _ids(library.search("fuzz a C++ library")) == ["cpp-fuzzing", "c-fuzzing"]
+    assert _ids(library.search("fuzz a C library"))[0] == "c-fuzzing"
+    assert _ids(library.search("C# tests")) == ["csharp-tests"]
