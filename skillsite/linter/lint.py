@@ -41,6 +41,12 @@ def lint_document(doc: Document, ctx: Context, path: str) -> list[Problem]:
 def _suppressed(doc: Document, ctx: Context, path: str,
                 problems: list[Problem]) -> list[Problem]:
     """Drop what inline comments silence, in the document and in its bundled files."""
+    present = doc.derived.get(_PRESENT)
+    if (present is not None and "skillsite" not in present and doc.source.kind in _MARKUP
+            and not _front_mentions_skillsite(doc)):
+        # The rules' marker pass read the body and the bundled files (the document's
+        # content texts): none holds "skillsite", and nor does what comes before the body.
+        return problems
     bundled = [b for b in doc.derived.get("bundled", ()) if b.text]
     # The scanners already found the markers of the body and of the bundled files: of the
     # whole file, only what comes before the body is searched directly.
@@ -59,6 +65,20 @@ def _suppressed(doc: Document, ctx: Context, path: str,
                                    suppress.unused_message(suppression, RULES))
             kept += [problem] if problem else []
     return kept
+
+
+#: Where :func:`_rule_problems` keeps the markers of the document's content texts.
+_PRESENT = "content-markers"
+#: The formats whose content texts are the body and the bundled files' texts.
+_MARKUP = ("skill-md", "virtual")
+
+
+def _front_mentions_skillsite(doc: Document) -> bool:
+    """:func:`_mentions_skillsite` of a document whose body lacks "skillsite"."""
+    text, body = doc.derived.get("text", ""), doc.body
+    if doc.data is None or not body or not text.endswith(body):
+        return "skillsite" in text
+    return text.find("skillsite", 0, len(text) - len(body) + len("skillsite") - 1) >= 0
 
 
 def _mentions_skillsite(doc: Document) -> bool:
@@ -133,7 +153,7 @@ def _rule_problems(doc: Document, ctx: Context, path: str) -> Iterable[Problem |
         assert rule.check is not None
         if rule.needs is not None:
             if present is None:
-                present = _markers_present(doc, ctx)
+                present = doc.derived[_PRESENT] = _markers_present(doc, ctx)
             if rule.needs.isdisjoint(present):
                 continue  # no text holds a marker the rule needs: it would find nothing
         try:
