@@ -7,13 +7,12 @@ A byte-order mark and CRLF line endings are accepted.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _FENCE = re.compile(r"^---[ \t]*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Split:
+class Split(NamedTuple):
     """``yaml`` is None when the file has no front matter; ``closed`` is False when it opens
     but never closes. ``body_line`` is the 1-based line the body starts on."""
 
