@@ -258,8 +258,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
     return BuildResult(
         out, problems, files=sum(map(_FOUND, cache.files.values())) + len(flagged),
         skills=sum(map(_IS_SKILL, cache.files.values())), included=len(included),
-        excluded=sorted(filterfalse(included.__contains__,
-                                    compress(cache.files, map(_NAME, cache.files.values())))),
+        excluded=_excluded(cache, included),
         unreadable=_unreadable(cache, flagged, problems),
         rechecked=fresh, incremental=reuse, backend=backend,
         seconds=time.monotonic() - started, formats=dict(sorted(formats.items())),
@@ -360,6 +359,15 @@ def _corpus(cache: BuildCache, old: BuildCache, flagged: list[Flagged], ctx: Con
     return problems, included, groups
 
 
+def _excluded(cache: BuildCache, included: dict[str, Cached]) -> list[str]:
+    """The skills left out (see BuildResult.excluded): none when every named file is
+    included (they are among the named files), found without 100k look-ups."""
+    named = list(compress(cache.files, map(_NAME, cache.files.values())))
+    if len(named) == len(included):
+        return []
+    return sorted(filterfalse(included.__contains__, named))
+
+
 def _errored(problems: list[Problem]) -> set[str]:
     """The paths of the files with errors (only builds that leave them out or fail on
     them ask: 35k problems at 100k skills)."""
@@ -421,12 +429,16 @@ def _same_graph(included: dict[str, Cached], cache: BuildCache, old: BuildCache)
     """Whether the graph of ``included`` equals the one ``old`` included: the same names,
     and every skill whose file changed has kept its path, format, tags, dependencies
     and links."""
-    if old.included.keys() != cache.included.keys():
+    now_included = cache.included
+    if len(old.included) != len(now_included):
         return False
     # (In C: the names whose fingerprint moved, then the records of those names.)
-    now_included = cache.included
     moved = set(compress(now_included, map(ne, now_included.values(),
                                            map(old.included.get, now_included))))
+    # A name ``old`` lacks is one of them (a fingerprint is never None), so as many
+    # names, none of them missing, are the same names.
+    if not all(map(old.included.__contains__, moved)):
+        return False
     # The skills of those names: most often only records made again (``cache.changed``,
     # a few) hold them, found without a look at the 100k included records.
     keys = [key for key in cache.changed if getattr(included.get(key), "name", None) in moved]
