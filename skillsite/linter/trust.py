@@ -61,6 +61,9 @@ _COMMAND = re.compile(r"^\s*(?:\$ )?(?:curl|wget|http|https|fetch|gh api|xh)\b")
 _WRITES = re.compile(r"open\([^)\n]*[\"'][wax]b?\+?[\"']|\.write_(?:text|bytes)\(|"
                      r"writeFileSync?\(|(?:^|[^<>=!\d])>>?\s*[\w\"$./~-]|\btee\b|"
                      r"\bmkdir\b|\bshutil\.(?:copy|move)|\bos\.(?:remove|rename|makedirs)")
+#: What every match of _WRITES holds: a script without any is not searched (the pattern
+#: has no literal start, so the regex engine tries it at every character).
+_WRITES_MARKERS = ("open(", ".write_", "writeFile", ">", "tee", "mkdir", "shutil.", "os.")
 _CREDENTIAL = re.compile(r"\b([A-Z][A-Z0-9_]*(?:API_KEY|TOKEN|SECRET|PASSWORD|_KEY))\b")
 #: What every match of _CREDENTIAL holds (a text without them is not searched).
 _CREDENTIAL_WORDS = ("_KEY", "TOKEN", "SECRET", "PASSWORD")
@@ -137,13 +140,19 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
         if _credential_words(text.text) if language else any(
                 word in code for word in _CREDENTIAL_WORDS):
             credentials.update(_CREDENTIAL.findall(code))
-        writes = writes or bool(language and _WRITES.search(text.text))
+        writes = writes or bool(language and _writes(text.text))
     entry = (doc.data or {}).get("entry")
     if doc.source.kind == "skill-json" and isinstance(entry, str) and not languages:
         languages["entry"] = 1
     return {"scripts": {"count": sum(languages.values()), "languages": sorted(languages)},
             "network": sorted(hosts)[:20], "writes_files": writes,
             "credentials": sorted(credentials)[:20], "allowed_tools": _allowed_tools(doc)}
+
+
+def _writes(text: str) -> bool:
+    """``_WRITES.search(text) is not None``."""
+    return any(marker in text for marker in _WRITES_MARKERS) and _WRITES.search(
+        text) is not None
 
 
 def _credential_words(text: str) -> bool:

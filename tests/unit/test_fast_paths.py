@@ -182,6 +182,23 @@ def test_command_lines_are_the_lines_the_command_pattern_matches() -> None:
     assert found > 3000
 
 
+def test_the_writes_gate_is_the_writes_regex() -> None:
+    from skillsite.linter import trust
+
+    rng = random.Random(41)
+    pieces = ["open(", "'w'", '"a"', "b", "+", ")", ".write_text(", ".write_bytes(",
+              "writeFile(", "writeFileSync(", ">", ">>", "<", "=", "2", " ", "\n", "x", "$",
+              "tee", "mkdir", "shutil.copy", "shutil.move", "os.remove", "os.makedirs", "_",
+              "-", "\u00e9"]
+    found = 0
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 6)))
+        expected = trust._WRITES.search(text) is not None
+        assert trust._writes(text) == expected, text
+        found += expected
+    assert found > 3000
+
+
 def test_fence_lines_are_the_matches_of_the_fence_line_regex() -> None:
     from skillsite.linter import fences
 
