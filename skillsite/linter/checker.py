@@ -48,7 +48,7 @@ _LOOK_EVERY = 75
 _CHUNK = 50
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class FileResult:
     path: str
     problems: list[Problem]
@@ -65,6 +65,16 @@ class FileResult:
     #: Paths outside the corpus root whose existence the check looked at (links that
     #: leave it): a cached result holds while each still exists or not as it did.
     outside: tuple[str, ...] = ()
+
+    def __init__(self, path: str, problems: list[Problem], record: SkillRecord | None,
+                 is_skill: bool, extracted: Any = None, trust: dict[str, Any] | None = None,
+                 wide: bool = False, outside: tuple[str, ...] = ()) -> None:
+        # One per file: the fields go straight into the instance's dict (the frozen
+        # dataclass's own __init__ sets each through object.__setattr__, 4x the time).
+        fields = self.__dict__
+        fields["path"], fields["problems"], fields["record"] = path, problems, record
+        fields["is_skill"], fields["extracted"], fields["trust"] = is_skill, extracted, trust
+        fields["wide"], fields["outside"] = wide, outside
 
     def __reduce__(self) -> tuple[type[FileResult], tuple[Any, ...]]:
         # Sent back from a worker: the fields as a tuple, as Problem does.
