@@ -182,6 +182,16 @@ def test_command_lines_are_the_lines_the_command_pattern_matches() -> None:
     assert found > 3000
 
 
+def test_a_split_with_a_limit_counts_words_up_to_it() -> None:
+    rng = random.Random(43)
+    pieces = ["a", "bc", " ", "  ", "\t", "\n", "\u00a0", "\u3000", "\x1c", ".", "\u00e9"]
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        for limit in (6, 8):
+            assert (len(text.split(None, limit - 1)) >= limit) == (
+                len(text.split()) >= limit), text
+
+
 def test_the_writes_gate_is_the_writes_regex() -> None:
     from skillsite.linter import trust
 

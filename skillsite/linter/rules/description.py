@@ -57,7 +57,9 @@ def description_trigger(doc: Document, ctx: Context) -> Iterator[Finding]:
         description: Fills PDF forms. Use when a form must be filled.
     """
     text = _description(doc)
-    if (text and len(text.split()) >= 8 and not _has_trigger(text)
+    # split(None, 7) has an eighth item when the text has eight words or more (no more
+    # strings made than that).
+    if (text and len(text.split(None, 7)) >= 8 and not _has_trigger(text)
             and not text_field(doc, "when_to_use")
             and (doc.data or {}).get("disable-model-invocation") is not True):
         yield "/description", ("description does not say when to use the skill; add a "
@@ -152,9 +154,9 @@ def _has_sentence(text: str) -> bool:
     """Six words in a row that no separator breaks: a keyword list has no such run."""
     # The first piece settles most descriptions (a sentence) without splitting the rest.
     first = _PIECE_END.search(text)
-    if len((text[:first.start()] if first else text).split()) >= 6:
+    if len((text[:first.start()] if first else text).split(None, 5)) >= 6:
         return True
-    return any(len(piece.split()) >= 6 for piece in _PIECE_END.split(text))
+    return any(len(piece.split(None, 5)) >= 6 for piece in _PIECE_END.split(text))
 
 
 def _listed(text: str) -> bool:
