@@ -37,7 +37,7 @@ _FOR_PEOPLE = re.compile(r"(?:^|/)(?:LICEN[CS]E|COPYING|NOTICE|README|CHANGELOG|
                          re.IGNORECASE)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Bundled:
     """One bundled file. ``rel`` is its path below the skill folder, with ``/``;
     ``text`` is None when it was not read (not text by name, too large, binary, not UTF-8)."""
@@ -54,12 +54,17 @@ class Bundled:
     for_people: bool = field(init=False, compare=False, repr=False)
     is_markdown: bool = field(init=False, compare=False, repr=False)
 
-    def __post_init__(self) -> None:
-        # Worked out at once: every rule that looks at the files asks both questions of
-        # each of them (a cached_property would take a lock on every look).
-        for_people, is_markdown = _kinds(self.rel)
-        object.__setattr__(self, "for_people", for_people)
-        object.__setattr__(self, "is_markdown", is_markdown)
+    def __init__(self, rel: str, path: str, size: int, text: str | None,
+                 data: bytes | None = None) -> None:
+        # One per bundled file: the fields go straight into the instance's dict (the
+        # frozen dataclass's own __init__ sets each through object.__setattr__).
+        # for_people and is_markdown are worked out at once: every rule that looks at the
+        # files asks both questions of each of them (a cached_property would take a lock
+        # on every look).
+        fields = self.__dict__
+        fields["rel"], fields["path"], fields["size"], fields["text"] = rel, path, size, text
+        fields["data"] = data
+        fields["for_people"], fields["is_markdown"] = _kinds(rel)
 
 
 @lru_cache(maxsize=4096)
