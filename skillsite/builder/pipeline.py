@@ -36,6 +36,7 @@ from skillsite.builder.cache import (
     load_cache,
     save_cache,
 )
+from skillsite.builder.cache_child import CacheChild, cache_child
 from skillsite.builder.checking import (
     all_problems,
     check_changed,
@@ -226,7 +227,9 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                     [sources.source(key) for key, c in included.items()
                      if c.name in names], ctx, root, stores.finisher()))
             clock.lap("settle content and index")
-            with BackgroundWriter(work) as writer:
+            graph, child = (None, None) if reuse else _forked_cache(work, config_key, cache,
+                                                                     root, included)
+            with BackgroundWriter(work) as writer, child or nullcontext():
                 if collector is not None:
                     collector.finish(work, writer.write)
                     clock.lap("vectors")
@@ -234,7 +237,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                                                   out if reuse else None)
                 formats = _write_listings(work, root, included, cache,
                                           old if reuse else None, config_key, groups,
-                                          writer.write)
+                                          writer.write, graph, with_cache=child is None)
                 clock.lap("catalog, graph, cache")
                 site_result = _site(work, root, problems, out if reuse else None, site, jobs,
                                     clock, writer)
@@ -242,7 +245,8 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
                 write_manifest(work, {**_manifest_fields(formats, backend, problems),
                                       "repositories": groups.repositories},
                                out if reuse else None,
-                               {**hashing.result(), **writer.checksums()},
+                               {**hashing.result(), **writer.checksums(),
+                                **(child.checksums() if child else {})},
                                _site_files(site_result))
             clock.lap("manifest")
             swap_in(work, out)
@@ -265,6 +269,18 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
         timings=clock.timings, site=site_result,
         embedded=collector.embedded if collector else 0, semantic_note=semantic.note)
 
+
+
+def _forked_cache(work: Path, config_key: str, cache: BuildCache, root: Path,
+                  included: dict[str, Cached]
+                  ) -> tuple[list[dict[str, Any]], CacheChild | None]:
+    """A clean build's graph input, and the child that writes its cache meanwhile (see
+    :mod:`~skillsite.builder.cache_child`; None for a small corpus). The graph's input is
+    made first, so that the child marshals the records while they are held there too, as
+    the build process does when it writes them itself (marshal marks an object that more
+    than one reference holds): the files are the same, byte for byte."""
+    graph = [c.graph_input(key) for key, c in included.items()]
+    return graph, cache_child(work, config_key, cache, root)
 
 
 def _locked(out: Path, taken: Early | None) -> AbstractContextManager[object]:
@@ -402,11 +418,14 @@ def _unreadable(cache: BuildCache, flagged: list[Flagged],
 
 def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
                     old: BuildCache | None, config_key: str, groups: Groups,
-                    write: Callable[[Path, Any], None]) -> Counter[str]:
+                    write: Callable[[Path, Any], None],
+                    graph: list[dict[str, Any]] | None = None, *, with_cache: bool = True
+                    ) -> Counter[str]:
     """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
-    changed) and the build cache, the large ones through ``write`` (see
-    :class:`~skillsite.builder.writer.BackgroundWriter`); returns the included skills
-    per format."""
+    changed; ``graph``: its input, when made already) and the build cache (unless
+    ``with_cache`` is False: a child writes it), the large ones through ``write`` (see
+    :class:`~skillsite.builder.writer.BackgroundWriter`); returns the included skills per
+    format."""
     if groups.copies or groups.origins:
         records: Iterable[str] = (
             with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
@@ -419,9 +438,11 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
                  {name: origin for key, origin in groups.origins.items()
                   if (name := included[key].name)}, groups.repositories)
     if old is None or not _same_graph(included, cache, old):
-        graph = [c.graph_input(key) for key, c in included.items()]
+        if graph is None:
+            graph = [c.graph_input(key) for key, c in included.items()]
         write_graph(graph, work / "graph.json", write)  # (never through the hard link)
-    save_cache(work, config_key, cache, old or BuildCache(), root, write)
+    if with_cache:
+        save_cache(work, config_key, cache, old or BuildCache(), root, write)
     return Counter(filter(None, map(_FORMAT, included.values())))
 
 
