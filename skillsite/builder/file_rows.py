@@ -53,7 +53,9 @@ def file_rows(doc: Document, entry: SkillEntry, max_file_size: int) -> tuple[Fil
             continue
         if data is not None:
             left -= len(data)
-        digest = hashlib.sha256(data).hexdigest() if data is not None else None
+        digest = (None if data is None
+                  else doc.sha256 if data is doc.raw and doc.was_read  # (hashed once)
+                  else hashlib.sha256(data).hexdigest())
         rows.append((entry.key, local, size, digest, data))
     return tuple(rows)
 
