@@ -71,13 +71,20 @@ def _fence_lines(text: str) -> list[tuple[int, int, str, str, str]]:
     line that starts with its run (most fences) is split without the regex."""
     starts: list[int] = []
     for marker in ("```", "~~~"):
-        if marker[0] not in text:
-            continue  # one character, looked for at memchr speed (most texts hold no "~")
-        at = text.find(marker)
+        # The next run starts at the next backtick (or tilde), looked for at memchr speed,
+        # unless that one opens a code span: then the run is searched for from there.
+        char = marker[0]
+        at = text.find(char)
         while at >= 0:
+            if not text.startswith(marker, at):
+                at = text.find(marker, at + 1)
+                if at < 0:
+                    break
             starts.append(text.rfind("\n", 0, at) + 1)
             line_end = text.find("\n", at)
-            at = text.find(marker, line_end) if line_end >= 0 else -1
+            if line_end < 0:
+                break
+            at = text.find(char, line_end)
     if "~" in text and "`" in text:
         starts = sorted(set(starts))  # one marker's lines come in order, each once
     found = []
