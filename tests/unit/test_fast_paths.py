@@ -192,6 +192,21 @@ def test_a_split_with_a_limit_counts_words_up_to_it() -> None:
                 len(text.split()) >= limit), text
 
 
+def test_inline_links_are_the_matches_of_the_link_regex() -> None:
+    from skillsite.linter import links
+
+    rng = random.Random(47)
+    pieces = ["[", "]", "(", ")", "](", "[a]", "x", " ", "\n", "<", ">", '"t"', "'", "#",
+              "b.md", "[^1]", "`", "\u00e9", "[a](b.md)", "[[n]](z)", '[t](x "y")']
+    found = 0
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
+        expected = [(m.start(1), m.group(1)) for m in links._LINK.finditer(text)]
+        assert links._inline_links(text) == expected, text
+        found += bool(expected)
+    assert found > 3000
+
+
 def test_the_writes_gate_is_the_writes_regex() -> None:
     from skillsite.linter import trust
 
