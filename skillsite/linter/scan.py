@@ -155,12 +155,28 @@ def hidden_instructions(text: str) -> Found:
                 yield comment.start(), (f"HTML comment hides an instruction: "
                                         f"{_quote(found.group())}")
     if ('"' in text or "'" in text) and contains(text, "]("):
-        for title in _LINK_TITLE.finditer(text):
+        for title in _link_titles(text):
             group = 1 if title.group(1) else 2
             found = _HIDDEN.search(title.group(group))
             if found:
                 yield title.start(group), (f"link title hides an instruction: "
                                            f"{_quote(found.group())}")
+
+
+def _link_titles(text: str) -> list[re.Match[str]]:
+    """``list(_LINK_TITLE.finditer(text))``, the regex tried only at each ``]`` (every match
+    starts with one), found at memchr speed."""
+    found = []
+    match = _LINK_TITLE.match
+    at = text.find("]")
+    while at >= 0:
+        title = match(text, at)
+        if title is None:
+            at = text.find("]", at + 1)
+        else:
+            found.append(title)
+            at = text.find("]", title.end())
+    return found
 
 
 def prompt_override(text: str) -> Found:

@@ -207,6 +207,21 @@ def test_inline_links_are_the_matches_of_the_link_regex() -> None:
     assert found > 3000
 
 
+def test_link_titles_are_the_matches_of_the_link_title_regex() -> None:
+    from skillsite.linter import scan
+
+    rng = random.Random(53)
+    pieces = ["]", "(", ")", "](", "](x", " ", "\n", '"', "'", "abcdefgh", "x", "]]",
+              '](u "long title here")', "](v 'another title')", "\u00e9"]
+    found = 0
+    for _ in range(30000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        expected = [m.span() for m in scan._LINK_TITLE.finditer(text)]
+        assert [m.span() for m in scan._link_titles(text)] == expected, text
+        found += bool(expected)
+    assert found > 3000
+
+
 def test_the_writes_gate_is_the_writes_regex() -> None:
     from skillsite.linter import trust
 
