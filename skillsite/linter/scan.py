@@ -236,6 +236,12 @@ def _run_of_16(text: str) -> int:
 _RUN_OF_16 = _RUN_OF_48[:16]
 
 
+def may_hold_blob(text: str) -> bool:
+    """Whether :func:`encoded_blobs` or :func:`split_blobs` could find anything in ``text``
+    (each finds nothing in a text without a run of 16 blob characters)."""
+    return _run_of_16(text) >= 0
+
+
 def encoded_blobs(text: str) -> Found:
     """Long base64 or hex runs that could hide a payload; hashes and checksums (hex of
     a digest's length), data URIs of images and integrity attributes are not payloads."""

@@ -129,11 +129,17 @@ def encoded_payload(doc: Document, ctx: Context) -> Iterator[Finding]:
     ``sha384-...`` integrity values and a hex file name in a path (``/papers/b338...e3d.pdf``).
     Say what the blob is, or ship it as a named file.
     """
+    held = []  # the texts either scanner may find a blob in (most find none)
     for text in texts(doc, ctx):
+        if not scan.may_hold_blob(text.text):
+            continue
+        held.append(text)
         for offset, message in scan.encoded_blobs(text.text):
             if not _hex_file_name(text.text, offset):
                 yield _located(text, offset), message
-    yield from _report(doc, ctx, scan.split_blobs)
+    for text in held:
+        for offset, message in scan.split_blobs(text.text):
+            yield _located(text, offset), message
 
 
 _HEX_RUN = re.compile(r"[0-9a-fA-F]+")
