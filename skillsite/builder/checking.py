@@ -72,6 +72,10 @@ class _ChangeCheck:
         self.stale = 0
         self.mtimes: Mapping[str, int] = listings.mtimes
         self.prefix = os.path.join(str(root), "")
+        # Below an absolute, normalized root, a file's folder is what precedes its name
+        # (as discovery tells the check: ``Source.folder``).
+        top = str(root)
+        self.cut = top != os.sep and os.path.isabs(top) and os.path.normpath(top) == top
 
     def changed(self, found: Iterable[tuple[str, str]],
                 relisted: list[tuple[str, str]] | None) -> Iterator[Source]:
@@ -85,7 +89,9 @@ class _ChangeCheck:
                     self.cache.changed.add(key)
             else:
                 self.stale += 1
-                yield Source(Path(path), self.root, kind)
+                folder = (path[:path.rfind(os.sep)]
+                          if self.cut and path.startswith(self.prefix) else None)
+                yield Source(Path(path), self.root, kind, None, folder)
 
     def _candidates(self, found: Iterable[tuple[str, str]],
                     relisted: list[tuple[str, str]] | None) -> Iterator[tuple[str, str, str]]:
