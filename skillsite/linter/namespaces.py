@@ -44,6 +44,8 @@ class Namespace:
 
 #: The namespace of a skill in no collection and no plugin (most skills; it is frozen).
 _NOWHERE = Namespace()
+#: Not worked out yet (a plugin may be None).
+_UNKNOWN: Any = object()
 
 
 def skill_id(name: str, namespace: Namespace) -> str:
@@ -81,6 +83,10 @@ class Namespaces:
     #: first) and its plugin (see :meth:`_plugin`).
     _plugins: dict[str, tuple[list[tuple[str, ManifestFile]], _Plugin | None]] = field(
         default_factory=dict)
+    #: Per folder whose chain of folders holds no marketplace, the plugin of any folder in
+    #: it without a ``.claude-plugin`` entry (its own plugin, or None): such a folder's
+    #: namespace is that plugin and its own collection, without walking its chain again.
+    _above: dict[str, _Plugin | None] = field(default_factory=dict)
 
     def of(self, path: str, names: Iterable[str] | None = None) -> Namespace:
         """The namespace of the file at ``path`` (absolute or relative to the root).
@@ -95,6 +101,13 @@ class Namespaces:
         if found is None:
             if names is not None and PLUGIN_DIR not in names:
                 self._bare.add(folder)
+                above = self._above.get(os.path.dirname(folder), _UNKNOWN)
+                if above is not _UNKNOWN:  # a bare folder beside one already worked out
+                    collection = self.collection_of(_relative(folder, self.root), names)
+                    found = self._folders[folder] = (
+                        Namespace(collection, *above) if above is not None
+                        else Namespace(collection) if collection else _NOWHERE)
+                    return found
             found = self._folders[folder] = self._work_out(folder, names)
         return found
 
@@ -146,6 +159,8 @@ class Namespaces:
         if (folder in self._bare and relative and parent != folder
                 and relative.count("/") < 60):
             markets, above = self._plugin(parent, parent_relative(relative))
+            if not markets:  # no marketplace can list a folder of ``parent``: see of_folder
+                self._above[parent] = above
             listed = self._listed_by(folder, markets)
             found = (markets, self._from_listing(listed) if listed is not None else above)
         else:
