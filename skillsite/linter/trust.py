@@ -79,6 +79,9 @@ def assess(doc: Document, problems: Iterable[Problem], ctx: Context,
     at ``path``."""
     reasons = [_reason(p) for p in problems if _risk(p.rule)[0]]
     reasons += _dangerous_class(doc, path)
+    if not reasons:  # most skills: no level to rank, nothing to sort
+        return {"level": NONE, "summary": _NO_RISK, "reasons": reasons,
+                "capabilities": capabilities(doc, ctx)}
     level = max((_risk(r["rule"])[0] for r in reasons), key=LEVELS.index, default=NONE)
     reasons.sort(key=lambda r: (-LEVELS.index(_risk(r["rule"])[0]), r["path"], r["line"]))
     return {"level": level, "summary": _summary(level, reasons),
@@ -109,9 +112,13 @@ def _dangerous_class(doc: Document, path: str) -> list[dict[str, Any]]:
              "message": "class is 'dangerous': the tool may destroy data"}]
 
 
+#: The summary of a skill without risk.
+_NO_RISK = "No risk found; what the skill can do is listed under capabilities."
+
+
 def _summary(level: str, reasons: list[dict[str, Any]]) -> str:
     if level == NONE:
-        return "No risk found; what the skill can do is listed under capabilities."
+        return _NO_RISK
     first = reasons[0]
     what = _risk(first["rule"])[1]
     more = len(reasons) - 1
