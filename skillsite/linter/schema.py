@@ -38,6 +38,12 @@ def _validator(kind: str) -> Any:
     return jsonschema_rs.validator_for(load_schema(kind))
 
 
+@cache
+def _schema(kind: str) -> dict[str, Any]:
+    """:func:`load_schema`, read once: :func:`violations` only reads its annotations."""
+    return load_schema(kind)
+
+
 class Violation(NamedTuple):
     rule: str
     pointer: str
@@ -54,7 +60,7 @@ def violations(kind: str, data: Any) -> Iterator[Violation]:
         data = _json_shaped(data)
     if validator.is_valid(data):
         return
-    schema = load_schema(kind)
+    schema = _schema(kind)
     for error in validator.iter_errors(data):
         path = list(error.schema_path)
         keyword = str(path[-1]) if path else ""
