@@ -91,11 +91,23 @@ Finish = Callable[[Source, "FileResult | None"], Any]
 def display_path(path: Path, base: Path) -> str:
     """``path`` relative to ``base`` when under it, with ``/`` separators."""
     text = os.fspath(path)
+    global _BASE
+    last = _BASE
+    if base is not last[0]:  # the same base object for every file of a check
+        last = _BASE = (base, _inside(base))
+    prefix = last[1]
+    if _POSIX and text[:1] == "/" and text.startswith(prefix):  # absolute, below the base
+        return text[len(prefix):]
     absolute = text if os.path.isabs(text) else os.path.abspath(text)
-    prefix = _inside(base)
     if absolute.startswith(prefix):
         absolute = absolute[len(prefix):]
     return absolute.replace(os.sep, "/")
+
+
+#: The base :func:`display_path` was last given and what a path inside it starts with.
+_BASE: tuple[object, str] = (object(), "")
+#: Paths are spelled with ``/`` already.
+_POSIX = os.sep == "/"
 
 
 @lru_cache(maxsize=64)
