@@ -95,7 +95,8 @@ def _claude_code(doc: Document, ctx: Context) -> bool:
     path = doc.source.path
     # A path whose text lacks ".claude" has no such part, without splitting it into parts.
     if (".claude" in str(path) and ".claude" in path.parts
-            or any(key in data for key in CLAUDE_CODE_FIELDS)):
+            or (not data.keys().isdisjoint(CLAUDE_CODE_FIELDS) if isinstance(data, dict)
+                else any(key in data for key in CLAUDE_CODE_FIELDS))):
         return True
     # Each variable starts with "$": one character, looked for at memchr speed, spares
     # most bodies two searches that read them whole.
