@@ -148,6 +148,10 @@ def capabilities(doc: Document, ctx: Context) -> dict[str, Any]:
                 word in code for word in _CREDENTIAL_WORDS):
             credentials.update(_CREDENTIAL.findall(code))
         writes = writes or bool(language and _writes(text.text))
+    if not (languages or hosts or credentials or writes or doc.source.kind == "skill-json"):
+        # Most skills: no script, host or credential, without sorting empty collections.
+        return {"scripts": {"count": 0, "languages": []}, "network": [],
+                "writes_files": False, "credentials": [], "allowed_tools": _allowed_tools(doc)}
     entry = (doc.data or {}).get("entry")
     if doc.source.kind == "skill-json" and isinstance(entry, str) and not languages:
         languages["entry"] = 1
