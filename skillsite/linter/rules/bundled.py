@@ -102,9 +102,10 @@ def broken_link(doc: Document, ctx: Context) -> Iterator[Finding]:
     # A bundled file was just listed: it exists without asking the file system again.
     listed = (references(doc, ctx.config.max_file_size).by_path
               if doc.source.kind == "skill-md" else {})
+    below = root + os.sep  # _inside(path, root), without a call and a join per link
     for rel, (target, where, path) in _all_links(doc, ctx):
-        if (path is not None and _inside(path, root) and path not in listed
-                and not os.path.exists(path)):
+        if (path is not None and (path.startswith(below) or path == root)
+                and path not in listed and not os.path.exists(path)):
             yield _at(rel, where), f"link target {target!r} does not exist"
 
 
@@ -128,8 +129,9 @@ def link_escapes_root(doc: Document, ctx: Context) -> Iterator[Finding]:
     """
     root = _skill_root(doc)
     plugin = _plugin_root(doc, ctx)
+    below = root + os.sep  # _inside(path, root), without a call and a join per link
     for rel, (target, where, path) in _all_links(doc, ctx):
-        if path is None or not _inside(path, root):
+        if path is None or not (path.startswith(below) or path == root):
             exists = path is not None and os.path.exists(path)
             if path is not None and exists and plugin is not None and _inside(path, plugin):
                 continue  # installed with the skill, as part of its Claude Code plugin
