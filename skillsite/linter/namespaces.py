@@ -101,7 +101,9 @@ class Namespaces:
         if found is None:
             if names is not None and PLUGIN_DIR not in names:
                 self._bare.add(folder)
-                above = self._above.get(os.path.dirname(folder), _UNKNOWN)
+                # os.path.dirname of a normalized folder below the root (if it differs,
+                # as for a folder at the file system's root, the lookup misses, harmlessly)
+                above = self._above.get(folder.rpartition(os.sep)[0], _UNKNOWN)
                 if above is not _UNKNOWN:  # a bare folder beside one already worked out
                     collection = self.collection_of(_relative(folder, self.root), names)
                     found = self._folders[folder] = (
