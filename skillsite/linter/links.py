@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from urllib.parse import unquote
 
 from skillsite.linter.fences import Fence, fences, in_fence
+from skillsite.linter.markers import matches_from
 from skillsite.models import Document
 
 # "[text](target)", text allowing one level of nested brackets; written as an unrolled
@@ -63,7 +64,8 @@ def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[L
     if "](" not in present and "]:" not in present:
         return
     blocks = fences(text)
-    found = _inline_links(text) if "](" in present else []
+    found = [(link.start(1), link.group(1)) for link in matches_from(_LINK, text, "[")] \
+        if "](" in present else []
     if "]:" in present:
         found += [(m.start(1) - 1, m.group(1)) for m in _REFERENCE.finditer("\n" + text)]
     # The lines are counted on from the previous link's (the offsets come in order): not
@@ -86,23 +88,6 @@ def find_links(text: str, first_line: int, folder: str, root: str) -> Iterator[L
             yield target, where, None
         else:
             yield target, where, _joined(base, file_part)
-
-
-def _inline_links(text: str) -> list[tuple[int, str]]:
-    """``[(m.start(1), m.group(1)) for m in _LINK.finditer(text)]``, the regex tried only
-    at each ``[`` (every match starts with one), found at memchr speed: the regex engine
-    reads the text a character at a time between them."""
-    found = []
-    match = _LINK.match
-    at = text.find("[")
-    while at >= 0:
-        link = match(text, at)
-        if link is None:
-            at = text.find("[", at + 1)
-        else:
-            found.append((link.start(1), link.group(1)))
-            at = text.find("[", link.end())
-    return found
 
 
 def _markers_of(text: str) -> frozenset[str]:

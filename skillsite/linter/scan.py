@@ -13,7 +13,14 @@ from collections.abc import Iterator
 
 from skillsite.linter.fences import Fence, fences, in_fence
 from skillsite.linter.lazy import lazy
-from skillsite.linter.markers import any_in, any_lowered, contains, contains_lowered, lower
+from skillsite.linter.markers import (
+    any_in,
+    any_lowered,
+    contains,
+    contains_lowered,
+    lower,
+    matches_from,
+)
 from skillsite.linter.markers import found as markers_of
 from skillsite.linter.secrets import entropy
 from skillsite.linter.textcache import per_document
@@ -155,28 +162,12 @@ def hidden_instructions(text: str) -> Found:
                 yield comment.start(), (f"HTML comment hides an instruction: "
                                         f"{_quote(found.group())}")
     if ('"' in text or "'" in text) and contains(text, "]("):
-        for title in _link_titles(text):
+        for title in matches_from(_LINK_TITLE, text, "]"):
             group = 1 if title.group(1) else 2
             found = _HIDDEN.search(title.group(group))
             if found:
                 yield title.start(group), (f"link title hides an instruction: "
                                            f"{_quote(found.group())}")
-
-
-def _link_titles(text: str) -> list[re.Match[str]]:
-    """``list(_LINK_TITLE.finditer(text))``, the regex tried only at each ``]`` (every match
-    starts with one), found at memchr speed."""
-    found = []
-    match = _LINK_TITLE.match
-    at = text.find("]")
-    while at >= 0:
-        title = match(text, at)
-        if title is None:
-            at = text.find("]", at + 1)
-        else:
-            found.append(title)
-            at = text.find("]", title.end())
-    return found
 
 
 def prompt_override(text: str) -> Found:

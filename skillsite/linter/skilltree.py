@@ -91,13 +91,9 @@ def skill_folders(folder: str, tree: Tree | None) -> Iterator[SkillFolder]:
     pending = [""]
     while pending:
         rel_dir = pending.pop()
-        listing = (tree or {}).get(rel_dir)
+        listing = _listing(folder, rel_dir, tree or {})
         if listing is None:
-            try:
-                with os.scandir(os.path.join(folder, rel_dir)) as scan:
-                    listing = entries(scan)
-            except OSError:
-                continue
+            continue
         nested = bool(rel_dir) and holds_skill(listing)
         yield SkillFolder(rel_dir, listing, nested)
         if not nested:
@@ -114,13 +110,9 @@ def own_folders(folder: str, tree: Tree | None) -> list[tuple[str, list[Entry]]]
     pending = [""]
     while pending:
         rel_dir = pending.pop()
-        listing = known.get(rel_dir)
+        listing = _listing(folder, rel_dir, known)
         if listing is None:
-            try:
-                with os.scandir(os.path.join(folder, rel_dir)) as scan:
-                    listing = entries(scan)
-            except OSError:
-                continue
+            continue
         below = []
         for name, entry_kind in listing:
             if name == "SKILL.md" and rel_dir:
@@ -131,3 +123,16 @@ def own_folders(folder: str, tree: Tree | None) -> list[tuple[str, list[Entry]]]
             found.append((rel_dir, listing))
             pending += below
     return found
+
+
+def _listing(folder: str, rel_dir: str, tree: Tree) -> list[Entry] | None:
+    """The entries of ``rel_dir`` below ``folder``: from ``tree`` (what discovery listed),
+    or listed now; None when it cannot be listed."""
+    listing = tree.get(rel_dir)
+    if listing is None:
+        try:
+            with os.scandir(os.path.join(folder, rel_dir)) as scan:
+                listing = entries(scan)
+        except OSError:
+            return None
+    return listing

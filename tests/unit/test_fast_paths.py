@@ -194,6 +194,7 @@ def test_a_split_with_a_limit_counts_words_up_to_it() -> None:
 
 def test_inline_links_are_the_matches_of_the_link_regex() -> None:
     from skillsite.linter import links
+    from skillsite.linter.markers import matches_from
 
     rng = random.Random(47)
     pieces = ["[", "]", "(", ")", "](", "[a]", "x", " ", "\n", "<", ">", '"t"', "'", "#",
@@ -202,13 +203,15 @@ def test_inline_links_are_the_matches_of_the_link_regex() -> None:
     for _ in range(30000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 14)))
         expected = [(m.start(1), m.group(1)) for m in links._LINK.finditer(text)]
-        assert links._inline_links(text) == expected, text
+        assert [(m.start(1), m.group(1))
+                for m in matches_from(links._LINK, text, "[")] == expected, text
         found += bool(expected)
     assert found > 3000
 
 
 def test_link_titles_are_the_matches_of_the_link_title_regex() -> None:
     from skillsite.linter import scan
+    from skillsite.linter.markers import matches_from
 
     rng = random.Random(53)
     pieces = ["]", "(", ")", "](", "](x", " ", "\n", '"', "'", "abcdefgh", "x", "]]",
@@ -217,7 +220,7 @@ def test_link_titles_are_the_matches_of_the_link_title_regex() -> None:
     for _ in range(30000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
         expected = [m.span() for m in scan._LINK_TITLE.finditer(text)]
-        assert [m.span() for m in scan._link_titles(text)] == expected, text
+        assert [m.span() for m in matches_from(scan._LINK_TITLE, text, "]")] == expected, text
         found += bool(expected)
     assert found > 3000
 
