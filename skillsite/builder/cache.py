@@ -275,7 +275,7 @@ def save_cache(work: Path, config_key: str, cache: BuildCache, old: BuildCache,
     build is incremental (see :func:`skillsite.builder.dist.copy_previous`): a shard in which no
     record changed, and the listings when no folder changed, are left as they are.
     ``write`` writes a file, never through a hard link (by default, here and now)."""
-    put = write or _replace_now
+    put = write or replace_now
     folder = work / CACHE_DIR
     folder.mkdir(exist_ok=True)
     files_out = cache.changed | gone(cache, old)
@@ -360,8 +360,10 @@ def _partition(records: Mapping[str, Any]) -> list[dict[str, Any]]:
     return shards
 
 
-def _replace_now(path: Path, blob: bytes) -> None:
-    path.unlink(missing_ok=True)  # never write through a hard link to the previous build
+def replace_now(path: Path, blob: bytes) -> None:
+    """Write ``blob`` to ``path`` as a new file (never through a hard link to the
+    previous build's)."""
+    path.unlink(missing_ok=True)
     path.write_bytes(blob)
 
 

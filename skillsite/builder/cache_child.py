@@ -18,7 +18,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from skillsite.builder.cache import BuildCache, save_cache
+from skillsite.builder.cache import BuildCache, replace_now, save_cache
 
 #: Below this many files the cache takes less time to write than a fork costs.
 FORK_FROM = 20_000
@@ -82,8 +82,7 @@ def write_cache(work: Path, config_key: str, cache: BuildCache,
     sums: dict[str, str] = {}
 
     def put(path: Path, blob: bytes) -> None:
-        path.unlink(missing_ok=True)  # (never through a hard link: as _replace_now)
-        path.write_bytes(blob)
+        replace_now(path, blob)
         sums[path.relative_to(work).as_posix()] = hashlib.sha256(blob).hexdigest()
 
     save_cache(work, config_key, cache, BuildCache(), root, put)
