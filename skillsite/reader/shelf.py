@@ -18,10 +18,11 @@ from typing import Any
 
 from skillsite.reader.artifacts import Artifacts
 from skillsite.store.content import ContentStore, shard_of
-from skillsite.store.hits import HITS_FILE, HitStore
+from skillsite.store.hits import DELTA_FILE, HITS_FILE, HitStore
 
 CONTENT = "content"
 HITS = f"{CONTENT}/{HITS_FILE}"
+HITS_DELTA = f"{CONTENT}/{DELTA_FILE}"
 
 
 @dataclass(frozen=True)
@@ -170,8 +171,12 @@ class Shelf:
         store: HitStore | None = getattr(self._local, "hits", None)
         if store is None:
             path = self.artifacts.require(HITS)
+            # The delta the manifest lists, checked as hits.db is: never one it does not.
+            layered = self.artifacts.listed(HITS_DELTA)
+            if layered:
+                self.artifacts.require(HITS_DELTA)
             try:
-                store = self._local.hits = HitStore(path)
+                store = self._local.hits = HitStore(path, layered=layered)
             except sqlite3.DatabaseError as error:
                 raise self.artifacts.damaged(HITS, f"cannot be opened ({error})") from None
         return store

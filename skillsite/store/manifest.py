@@ -21,8 +21,8 @@ MANIFEST = "manifest.json"
 #: skills became keyed by id; 1.1: Snowball-stemmed index terms and ranking records with
 #: "use when" / "not for" lines. A reader accepts 1.1 and later 1.x and answers anything
 #: else "rebuild".
-#: 1.2 added ``vectors/`` (with the semantic extra).
-ARTIFACT_VERSION = "1.2"
+#: 1.2 added ``vectors/`` (with the semantic extra); 1.3 ``content/hits-delta.db``.
+ARTIFACT_VERSION = "1.3"
 
 
 def fsync_file(path: Path) -> None:

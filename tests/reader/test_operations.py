@@ -16,7 +16,7 @@ def test_context_counts_formats_and_tags(library: Library) -> None:
     assert context.skills == 19
     assert context.formats == {"skill-json": 3, "skill-md": 9, "skill-toml": 3, "virtual": 4}
     assert {"tag": "incident", "count": 3} in context.to_dict()["tags"]
-    assert context.artifact_version == "1.2" and context.index_backend == "tantivy"
+    assert context.artifact_version == "1.3" and context.index_backend == "tantivy"
     assert "search" in context.hint
     json.dumps(context.to_dict())
 
