@@ -30,6 +30,10 @@ class _LazyGroup(click.Group):
         ``main()`` itself and get the usual ``SystemExit``."""
         global _quick
         _quick = False
+        # numpy's OpenBLAS starts a thread per core as numpy is imported (0.04 CPU-s on
+        # two cores), which the embedding model's products of a few rows never use, and
+        # a build runs a worker process per core besides.
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
         try:
             return self.main(*args, **kwargs)
         except SystemExit as done:
