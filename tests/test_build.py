@@ -212,7 +212,7 @@ def test_included_skills_and_gone_keys_match_the_plain_loops() -> None:
         for number in rng.sample(range(400), rng.randrange(1, 120)):
             name = rng.choice([None, f"s{number}", f"s{rng.randrange(8)}"])
             json_record = None if rng.random() < 0.1 else f'{{"id":"{name}"}}'
-            files[f"k/{number}/SKILL.md"] = Cached([0, 0, 0], [], None, True, name=name,
+            files[f"k/{number}/SKILL.md"] = Cached.of([0, 0, 0], [], None, True, name=name,
                                                    catalog_json=json_record)
         cache = BuildCache(files=files)
         errored = set(rng.sample(sorted(files), min(len(files), rng.randrange(0, 3))))
@@ -224,7 +224,7 @@ def test_included_skills_and_gone_keys_match_the_plain_loops() -> None:
             del cache.files[key]
         for _ in range(rng.randrange(0, 3)):
             key = f"k/new{rng.randrange(9)}/SKILL.md" if turn % 2 else rng.choice(sorted(files))
-            cache.files[key] = files.get(key) or Cached([1, 1, 1], [], None, True)
+            cache.files[key] = files.get(key) or Cached.of([1, 1, 1], [], None, True)
             cache.changed.add(key)
         assert gone(cache, old) == old.files.keys() - cache.files.keys()
 

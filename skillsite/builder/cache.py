@@ -27,6 +27,7 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import chain
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -43,6 +44,7 @@ HEAD_MARSHAL_VERSION = 2
 CACHE_SHARDS = 16
 _WIDTH = len(Cached._fields)
 _new_cached = partial(tuple.__new__, Cached)
+_STAT_BLOB = attrgetter("stat_blob")
 
 @dataclass
 class BuildCache:
@@ -406,7 +408,8 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         outside = _merged(before.outside, gone, outside)
         owners = _merged(before.owners, gone, owners)
     else:
-        stats = array("q", chain.from_iterable(cache.files[key].stat for key in parts.keys))
+        stats = array("q", chain.from_iterable(map(marshal.loads, map(
+            _STAT_BLOB, map(cache.files.__getitem__, parts.keys)))))  # (Cached.stat, in C)
     return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, outside,
                      owners, sorted(parts.foreign))
 

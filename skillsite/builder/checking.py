@@ -3,6 +3,7 @@ rest, and settle the problems and the skills that go into ``dist/``.
 """
 from __future__ import annotations
 
+import marshal
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache, partial
@@ -157,8 +158,8 @@ class _ChangeCheck:
             cached = files.get(key)
             if cached is None:
                 continue  # in a folder listed again, or gone
-            if key in changes.changed or not (untouched(map(folder_of, cached.deps))
-                                              or dependencies_unchanged(cached, self.mtimes)):
+            if key in changes.changed or not (untouched(map(folder_of, deps := cached.deps))
+                                              or dependencies_unchanged(deps, self.mtimes)):
                 del files[key]
                 yield key, *self.sources.locate(key)
 
@@ -178,14 +179,16 @@ class _ChangeCheck:
         # (The loop runs for every file: its test is kept to a few calls into C.)
         untouched = frozenset(moved).isdisjoint
         changed, files, folder_of = changes.changed, self.cache.files, itemgetter(0)
+        loads = marshal.loads  # (Cached.deps, less its Python call per record)
         for key, cached in self.old.files.items():
             if key.rpartition("/")[0] in skip:
                 continue  # relisted below, or gone
-            if key not in changed and (untouched(map(folder_of, cached.deps))
-                                       or dependencies_unchanged(cached, self.mtimes)):
-                files[key] = cached
-            else:
-                yield key, *self.sources.locate(key)
+            if key not in changed:
+                deps = loads(cached.deps_blob)
+                if untouched(map(folder_of, deps)) or dependencies_unchanged(deps, self.mtimes):
+                    files[key] = cached
+                    continue
+            yield key, *self.sources.locate(key)
 
 
 class _Found(Source):

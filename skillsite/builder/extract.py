@@ -140,13 +140,13 @@ def finish(source: Source, result: FileResult | None,
         stat = [0, 0, 0]
     key = display_path(source.path, source.root)
     if result is None:
-        return Built(key, Cached(stat, [], None, False, found=False), None)
+        return Built(key, Cached.of(stat, [], None, False, found=False), None)
     extracted: Extracted | None = result.extracted
     entry = extracted.entry if extracted else None
-    cached = Cached(stat, problem_rows(result.problems, key),
-                    tuple(result.record) if result.record else None,
-                    result.is_skill, extracted.deps if extracted else [],
-                    sha256=extracted.sha256 if extracted else None)
+    rows = problem_rows(result.problems, key)
+    record = tuple(result.record) if result.record else None
+    deps = extracted.deps if extracted else []
+    sha256 = extracted.sha256 if extracted else None
     # The store keeps the file's own problems, so they are part of what it fingerprints.
     warnings = [[p.line, p.column, p.rule, p.message] for p in result.problems
                 if p.severity != ERROR]
@@ -159,12 +159,15 @@ def finish(source: Source, result: FileResult | None,
         # published with dist/: its record must not carry what the catalog would (a
         # description holding the credential that withheld it).
         summary = problem_summary(result.problems)
-        cached = cached._replace(
-            name=entry.key, format=entry.format,
+        cached = Cached.of(
+            stat, rows, record, result.is_skill, deps, name=entry.key, format=entry.format,
             graph=(list(entry.tags), list(entry.depends_on), list(entry.links)),
             fingerprint=fingerprint,
             catalog_json=None if withheld else record_json(
-                catalog_entry(entry, summary, trust=result.trust)))
+                catalog_entry(entry, summary, trust=result.trust)),
+            sha256=sha256)
+    else:
+        cached = Cached.of(stat, rows, record, result.is_skill, deps, sha256=sha256)
     payload = None
     if entry is not None and extracted is not None and extracted.index_terms is not None \
             and not withheld:

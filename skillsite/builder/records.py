@@ -8,6 +8,7 @@ of its link targets) has the same mtime.
 from __future__ import annotations
 
 import hashlib
+import marshal
 import os
 import stat
 import time
@@ -23,26 +24,44 @@ from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem
 from skillsite.version import __version__
 
-CACHE_VERSION = 14
+CACHE_VERSION = 15
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
 
+#: marshal's version for the fields kept as bytes: version 2 has no back-references, so
+#: the bytes depend on the values alone (not on reference counts).
+BLOB_VERSION = 2
+
+
+def blob(value: Any) -> bytes:
+    """``value`` as a field of :class:`Cached` kept as bytes (see :data:`BLOB_VERSION`)."""
+    return marshal.dumps(value, BLOB_VERSION)
+
+
+_NO_DEPS = blob([])
+
+
 class Cached(NamedTuple):
     """One file's result, as stored: enough to rebuild the catalog and graph without it.
-    (A tuple: an incremental build loads 100k of them.)"""
+    (A tuple: an incremental build loads 100k of them.)
 
-    stat: list[int]
+    The stat, dependencies and graph input, which a build reads for the few files it
+    checks again (or for all of them only on a slower path), are kept as marshal's
+    bytes (``*_blob``) and decoded when read (:attr:`stat`, :attr:`deps`,
+    :attr:`graph`): loading the cache unmarshals 100k bytes objects instead of their
+    lists. Made with :meth:`of`."""
+
+    stat_blob: bytes
     problems: list[list[Any]]
     #: The file's :class:`~skillsite.linter.rules.corpus.SkillRecord`, as a plain tuple.
     record: tuple[Any, ...] | None
     is_skill: bool
-    deps: list[Dependency] = []
+    deps_blob: bytes = _NO_DEPS
     #: The skill's name and format when the file makes a catalog entry, else None.
     name: str | None = None
     format: str | None = None
-    #: What the graph needs besides name, format and path: (tags, depends_on, links).
-    graph: tuple[list[str], list[str], list[str]] | None = None
+    graph_blob: bytes | None = None
     fingerprint: str | None = None
     #: False for a Markdown page that turned out not to be a skill.
     found: bool = True
@@ -51,10 +70,44 @@ class Cached(NamedTuple):
     #: Of the file's bytes, when it parsed: a changed stat with the same bytes is no change.
     sha256: str | None = None
 
+    @classmethod
+    def of(cls, stat: list[int], problems: list[list[Any]], record: tuple[Any, ...] | None,
+           is_skill: bool, deps: list[Dependency] | None = None, *, name: str | None = None,
+           format: str | None = None,  # noqa: A002 (the field's name)
+           graph: tuple[list[str], list[str], list[str]] | None = None,
+           fingerprint: str | None = None, found: bool = True,
+           catalog_json: str | None = None, sha256: str | None = None) -> Cached:
+        """A record of these values (the stat, dependencies and graph input encoded)."""
+        return cls(blob(stat), problems, record, is_skill,
+                   blob(deps) if deps else _NO_DEPS, name, format,
+                   None if graph is None else blob(graph), fingerprint, found,
+                   catalog_json, sha256)
+
+    @property
+    def stat(self) -> list[int]:
+        """(size, mtime, inode) of the file: see :func:`stat_key`."""
+        return marshal.loads(self.stat_blob)
+
+    @property
+    def deps(self) -> list[Dependency]:
+        """The folders (and supporting files) the result depended on, with their state
+        (see :func:`dependency_state`). Decoded at each read: read it once per record."""
+        return marshal.loads(self.deps_blob)
+
+    @property
+    def graph(self) -> tuple[list[str], list[str], list[str]] | None:
+        """What the graph needs besides name, format and path: (tags, depends_on, links)."""
+        return None if self.graph_blob is None else marshal.loads(self.graph_blob)
+
+    def with_stat(self, stat: list[int]) -> Cached:
+        """This record with another stat."""
+        return self._replace(stat_blob=blob(stat))
+
     def graph_input(self, path: str) -> dict[str, Any]:
         """The skill's input to :func:`skillsite.builder.graph.build_graph`."""
-        assert self.graph is not None
-        tags, depends_on, links = self.graph
+        graph = self.graph
+        assert graph is not None
+        tags, depends_on, links = graph
         return {"name": self.name, "format": self.format, "path": path, "tags": tags,
                 "depends_on": depends_on, "links": links}
 
@@ -183,16 +236,16 @@ def revalidated(cached: Cached, path: Path | str, mtimes: Mapping[str, int]) -> 
         if [info.st_size, info.st_mtime_ns, info.st_ino] != cached.stat:
             if cached.sha256 is None or _file_sha256(path) != cached.sha256:
                 return None
-            cached = cached._replace(stat=stat_key(path))
+            cached = cached.with_stat(stat_key(path))
     except OSError:
         return None
-    return cached if dependencies_unchanged(cached, mtimes) else None
+    return cached if dependencies_unchanged(cached.deps, mtimes) else None
 
 
-def dependencies_unchanged(cached: Cached, mtimes: Mapping[str, int]) -> bool:
-    """Whether every folder ``cached`` depended on looks as it did; ``mtimes`` as for
-    :func:`dependency_state`."""
-    for folder, state in cached.deps:  # after a walk, this runs for every file
+def dependencies_unchanged(deps: list[Dependency], mtimes: Mapping[str, int]) -> bool:
+    """Whether every folder of ``deps`` (a record's :attr:`Cached.deps`) looks as it
+    did; ``mtimes`` as for :func:`dependency_state`."""
+    for folder, state in deps:  # after a walk, this runs for every file
         if mtimes.get(folder, _UNSEEN) != state \
                 and not _dependency_unchanged(folder, state, mtimes):
             return False
