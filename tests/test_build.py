@@ -250,6 +250,36 @@ def test_merged_dependencies_match_a_copy_with_the_changes() -> None:
         assert got is before or list(got.items()) == list(plain.items())
 
 
+def test_a_record_keeps_its_stat_dependencies_and_graph_as_bytes() -> None:
+    """A cache record's stat, dependencies and graph input are marshal's bytes, decoded
+    when read; equal values are equal bytes however their objects are shared (no
+    back-references), and the record survives its shard's marshal unchanged."""
+    import copy
+    import marshal
+
+    from skillsite.builder.records import Cached
+
+    tag = "ops"
+    graph = ([tag, "db"], [tag], ["https://x/" + tag])
+    deps = [("/c/skills/a", 1700000000000000001), ("/c/skills/a/ref.md", ["sha256", "ab"])]
+    cached = Cached.of([10, 1700000000123456789, 42], [[1, 1, "r", "error", "m"]], None,
+                       True, deps, name="a", format="skill-md", graph=graph, sha256="ab")
+    assert cached.stat == [10, 1700000000123456789, 42] and cached.deps == deps
+    assert cached.graph == graph and cached.graph_input("a/SKILL.md")["tags"] == [tag, "db"]
+    assert all(isinstance(blob, bytes)
+               for blob in (cached.stat_blob, cached.deps_blob, cached.graph_blob))
+    again = Cached.of([10, 1700000000123456789, 42], [[1, 1, "r", "error", "m"]], None,
+                      True, copy.deepcopy(deps), name="a", format="skill-md",
+                      graph=copy.deepcopy(graph), sha256="ab")
+    assert again == cached  # the very bytes
+    restamped = cached.with_stat([11, 1, 2])
+    assert restamped.stat == [11, 1, 2] and restamped._replace(stat_blob=b"") == \
+        cached._replace(stat_blob=b"")
+    assert Cached(*marshal.loads(marshal.dumps(tuple(cached)))) == cached
+    bare = Cached.of([0, 0, 0], [], None, False, found=False)
+    assert bare.deps == [] and bare.graph is None
+
+
 def test_strict_build_fails_and_leaves_the_previous_dist(tmp_path: Path) -> None:
     root = write(tmp_path / "c", {"good/SKILL.md": skill("good")})
     build(root, tmp_path / "dist")

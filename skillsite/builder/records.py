@@ -52,15 +52,18 @@ class Cached(NamedTuple):
     :attr:`graph`): loading the cache unmarshals 100k bytes objects instead of their
     lists. Made with :meth:`of`."""
 
+    #: :attr:`stat`, as bytes.
     stat_blob: bytes
     problems: list[list[Any]]
     #: The file's :class:`~skillsite.linter.rules.corpus.SkillRecord`, as a plain tuple.
     record: tuple[Any, ...] | None
     is_skill: bool
+    #: :attr:`deps`, as bytes.
     deps_blob: bytes = _NO_DEPS
     #: The skill's name and format when the file makes a catalog entry, else None.
     name: str | None = None
     format: str | None = None
+    #: :attr:`graph`, as bytes; None when the file makes no catalog entry.
     graph_blob: bytes | None = None
     fingerprint: str | None = None
     #: False for a Markdown page that turned out not to be a skill.
@@ -73,7 +76,7 @@ class Cached(NamedTuple):
     @classmethod
     def of(cls, stat: list[int], problems: list[list[Any]], record: tuple[Any, ...] | None,
            is_skill: bool, deps: list[Dependency] | None = None, *, name: str | None = None,
-           format: str | None = None,  # noqa: A002 (the field's name)
+           format: str | None = None,
            graph: tuple[list[str], list[str], list[str]] | None = None,
            fingerprint: str | None = None, found: bool = True,
            catalog_json: str | None = None, sha256: str | None = None) -> Cached:
