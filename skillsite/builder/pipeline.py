@@ -230,9 +230,7 @@ def _build(corpus: Path, root: Path, out: Path, ctx: Context, jobs: int | None,
             graph, child = (None, None) if reuse else _forked_cache(work, config_key, cache,
                                                                      root, included)
             with BackgroundWriter(work) as writer, child or nullcontext():
-                if collector is not None:
-                    collector.finish(work, writer.write)
-                    clock.lap("vectors")
+                _write_catalog_and_vectors(work, included, groups, collector, writer, clock)
                 hashing = checksums_in_background(work, ("content", "index"),
                                                   out if reuse else None)
                 formats = _write_listings(work, root, included, cache,
@@ -416,16 +414,22 @@ def _unreadable(cache: BuildCache, flagged: list[Flagged],
     return sorted(paths)
 
 
-def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
-                    old: BuildCache | None, config_key: str, groups: Groups,
-                    write: Callable[[Path, Any], None],
-                    graph: list[dict[str, Any]] | None = None, *, with_cache: bool = True
-                    ) -> Counter[str]:
-    """catalog.json, groups.json, graph.json (kept from ``old`` when no edge or node
-    changed; ``graph``: its input, when made already) and the build cache (unless
-    ``with_cache`` is False: a child writes it), the large ones through ``write`` (see
-    :class:`~skillsite.builder.writer.BackgroundWriter`); returns the included skills per
-    format."""
+def _write_catalog_and_vectors(work: Path, included: dict[str, Cached], groups: Groups,
+                               collector: VectorCollector | None, writer: BackgroundWriter,
+                               clock: PhaseClock) -> None:
+    """catalog.json, on a thread of its own (see
+    :meth:`~skillsite.builder.writer.BackgroundWriter.write_aside`), then the vectors
+    (with the semantic extra) while it is written."""
+    _write_catalog(work, included, groups, writer.write_aside)
+    if collector is not None:
+        collector.finish(work, writer.write)
+        clock.lap("vectors")
+
+
+def _write_catalog(work: Path, included: dict[str, Cached], groups: Groups,
+                   write: Callable[[Path, Iterable[bytes]], None]) -> None:
+    """catalog.json, through ``write``, which may make its records later: ``included``
+    and ``groups`` must not change meanwhile (the build only reads them from then on)."""
     if groups.copies or groups.origins:
         records: Iterable[str] = (
             with_extras(c.catalog_json, c, groups.copies, groups.origins.get(key))
@@ -434,6 +438,18 @@ def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: 
         records = filter(None, map(_CATALOG_JSON, included.values()))
     write_catalog(records, work / "catalog.json", plugins=groups.plugins,
                   collections=groups.collections, write=write)
+
+
+def _write_listings(work: Path, root: Path, included: dict[str, Cached], cache: BuildCache,
+                    old: BuildCache | None, config_key: str, groups: Groups,
+                    write: Callable[[Path, Any], None],
+                    graph: list[dict[str, Any]] | None = None, *, with_cache: bool = True
+                    ) -> Counter[str]:
+    """groups.json, graph.json (kept from ``old`` when no edge or node changed;
+    ``graph``: its input, when made already) and the build cache (unless ``with_cache``
+    is False: a child writes it), the large ones through ``write`` (see
+    :class:`~skillsite.builder.writer.BackgroundWriter`); returns the included skills per
+    format. (catalog.json: :func:`_write_catalog`.)"""
     write_groups(work / GROUPS, groups.plugins, groups.collections, groups.copies,
                  {name: origin for key, origin in groups.origins.items()
                   if (name := included[key].name)}, groups.repositories)

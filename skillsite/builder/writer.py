@@ -50,15 +50,17 @@ class _File:
 
 
 class BackgroundWriter:
-    """Write files under ``root`` on one thread, in the order given; :meth:`checksums`
-    waits for them and returns their sha256 by path relative to ``root`` (what
+    """Write files under ``root`` on one thread, in the order given (and those of
+    :meth:`write_aside` on a second); :meth:`checksums` waits for them and returns their
+    sha256 by path relative to ``root`` (what
     :func:`~skillsite.store.manifest.write_manifest` takes as ``known``). A context
-    manager: leaving it waits for the thread, and drops what it has not started after
-    an error, so that the folder can be removed."""
+    manager: leaving it waits for the threads, and drops what they have not started
+    after an error, so that the folder can be removed."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.pool = ThreadPoolExecutor(1, thread_name_prefix="skillsite-writer")
+        self.aside: ThreadPoolExecutor | None = None
         self.written: dict[str, Future[str]] = {}
         self.files: list[_File] = []
         self.started: list[Future[Any]] = []  # every step, so that the first error is raised
@@ -80,6 +82,26 @@ class BackgroundWriter:
                 self.pending_bytes -= size
         self.written[path.relative_to(self.root).as_posix()] = self._submit(file.close)
 
+    def write_aside(self, path: Path, parts: Iterable[bytes]) -> None:
+        """Write ``parts`` to ``path`` on a thread of its own, which also makes them (a
+        generator), so that this thread goes on at once and the files of :meth:`write`
+        do not wait behind it: the catalog (75 MB at 100k skills, joined, written and
+        hashed) while the build writes the vectors and the cache."""
+        file = _File(path)
+        self.files.append(file)
+
+        def run() -> str:
+            file.open()
+            for part in parts:
+                file.add(part)
+            return file.close()
+
+        if self.aside is None:
+            self.aside = ThreadPoolExecutor(1, thread_name_prefix="skillsite-writer-aside")
+        future = self.aside.submit(run)
+        self.started.append(future)
+        self.written[path.relative_to(self.root).as_posix()] = future
+
     def _submit(self, step: Any, *args: Any) -> Future[Any]:
         future = self.pool.submit(step, *args)
         self.started.append(future)
@@ -96,6 +118,8 @@ class BackgroundWriter:
         return self
 
     def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
-        self.pool.shutdown(wait=True, cancel_futures=kind is not None)
+        for pool in (self.pool, self.aside):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=kind is not None)
         for file in self.files:
             file.abandon()
