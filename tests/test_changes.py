@@ -11,6 +11,7 @@ from skillsite.builder.changes import (
     BackgroundScan,
     Scan,
     StatIndex,
+    Supporting,
     folder_state,
     scan,
 )
@@ -86,8 +87,9 @@ def test_each_helper_compares_its_half_of_the_supporting_files(tmp_path: Path) -
         path.write_text("r\n")
         os.utime(path, (time.time() - 60,) * 2)
         supporting.append(str(path))
-    index = index_of(root, {path: folder_state(path) for path in supporting})
-    index.owners = {path: f"owner-{number}" for number, path in enumerate(supporting)}
+    index = index_of(root)
+    index.supporting = Supporting.of({path: (f"owner-{number}", folder_state(path))
+                                      for number, path in enumerate(supporting)})
     index = StatIndex.from_bytes(index.to_bytes())
     for path in supporting[1:3]:  # one of each helper's half, edited in place
         with open(path, "a", encoding="utf-8") as handle:

@@ -31,7 +31,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex
+from skillsite.builder.changes import FOLDER_GONE, BackgroundScan, Scan, StatIndex, Supporting
 from skillsite.builder.records import CACHE_VERSION, Cached
 from skillsite.linter.listings import Lazy, Listing, Overlay, as_dict, removed
 
@@ -376,7 +376,7 @@ class _IndexParts(NamedTuple):
     folders: list[str]
     mtimes: array[int]
     outside: dict[str, int]
-    owners: dict[str, str]
+    supporting: dict[str, tuple[str, int]]  # path -> (owner, state), see Supporting
     walked: Container[str]  # the folders this build's walk covered
     checked: Iterable[tuple[str, Cached]]  # the skill files whose dependencies to record
     foreign: set[str]  # see StatIndex.foreign
@@ -399,19 +399,22 @@ def stat_index(root: Path, cache: BuildCache, old: BuildCache) -> StatIndex:
         return StatIndex()
     if not _record_dependencies(parts, str(root)):
         return StatIndex()
-    outside, owners = parts.outside, parts.owners
+    outside = outside_now = parts.outside
     if updated:  # only the records checked again have a new stat
         assert before is not None
         stats = _patched(before.file_stats, parts.keys, 3,
                          {key: cache.files[key].stat for key in cache.changed})
         gone = _gone_dependencies(cache, old)
-        outside = _merged(before.outside, gone, outside)
-        owners = _merged(before.owners, gone, owners)
+        # (A path is in one table or the other: the one it is recorded in now.)
+        outside = _merged(before.outside, [*gone, *parts.supporting], outside)
+        supporting = _merged_supporting(before.supporting, [*gone, *outside_now],
+                                        parts.supporting)
     else:
         stats = array("q", chain.from_iterable(map(marshal.loads, map(
             _STAT_BLOB, map(cache.files.__getitem__, parts.keys)))))  # (Cached.stat, in C)
+        supporting = Supporting.of(parts.supporting)
     return StatIndex(str(root), parts.folders, parts.mtimes, parts.keys, stats, outside,
-                     owners, sorted(parts.foreign))
+                     supporting, sorted(parts.foreign))
 
 
 def _updated_index(cache: BuildCache, old: BuildCache, before: StatIndex) -> _IndexParts:
@@ -463,6 +466,31 @@ def _merged(before: dict[str, Any], gone: list[str], added: dict[str, Any]) -> d
 _MISSING = object()
 
 
+def _merged_supporting(before: Supporting, gone: list[str],
+                       added: dict[str, tuple[str, int]]) -> Supporting:
+    """:func:`_merged` of supporting files: ``before`` itself when that is the same, found
+    with a search in C per path when there are few (the 115k paths are not hashed)."""
+    if len(added) + len(gone) <= 16:
+        paths = before.paths
+        same = all(path in added for path in gone if path in paths)
+        for path, (owner, state) in added.items() if same else ():
+            try:
+                number = paths.index(path)
+            except ValueError:
+                same = False
+                break
+            same = (before.owners[number], before.states[number]) == (owner, state)
+            if not same:
+                break
+        if same:
+            return before
+    merged = before.as_dict()
+    for path in gone:
+        merged.pop(path, None)
+    merged.update(added)
+    return Supporting.of(merged)
+
+
 def _patched(values: array[int], keys: list[str], width: int,
              changes: dict[str, list[int]]) -> array[int]:
     """A copy of ``values`` (``width`` of them per key of ``keys``, in order) with those
@@ -489,7 +517,7 @@ def _fresh_index(cache: BuildCache, listings: dict[str, Listing]) -> _IndexParts
 
 def _record_dependencies(parts: _IndexParts, root: str) -> bool:
     """Add the dependencies of ``parts.checked`` that the walk does not cover to
-    ``parts.outside`` (and supporting files to ``parts.owners``), and the files that
+    ``parts.outside`` (supporting files to ``parts.supporting``), and the files that
     depend on a folder outside their own to ``parts.foreign``; False when one has a
     state that only a full check can compare."""
     for key, cached in parts.checked:
@@ -503,9 +531,12 @@ def _record_dependencies(parts: _IndexParts, root: str) -> bool:
                 continue
             if not (state is None or isinstance(state, int)) or isinstance(state, bool):
                 return False
-            parts.outside[dep] = FOLDER_GONE if state is None else state
             if state is not None and state < FOLDER_GONE:  # a supporting file
-                parts.owners[dep] = key
+                parts.supporting[dep] = (key, state)
+                parts.outside.pop(dep, None)
+            else:
+                parts.outside[dep] = FOLDER_GONE if state is None else state
+                parts.supporting.pop(dep, None)
     return True
 
 

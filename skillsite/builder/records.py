@@ -24,7 +24,7 @@ from skillsite.linter.schema import SCHEMA_DIR
 from skillsite.models import Problem
 from skillsite.version import __version__
 
-CACHE_VERSION = 15
+CACHE_VERSION = 16
 
 Dependency = tuple[str, Any]  # (absolute folder path, its state: see dependency_state)
 
