@@ -204,8 +204,10 @@ def _moved_keys(index: StatIndex) -> list[str]:
 def _moved_owners(index: StatIndex, start: int, step: int) -> list[str]:
     """The skill files whose supporting files moved, of every ``step``-th supporting
     file from ``start``."""
-    paths, owners, states = (islice(part, start, None, step) for part in index.supporting)
-    return [owner for path, owner, state in zip(paths, owners, states, strict=True)
+    paths, owners, states = index.supporting
+    return [owner for path, owner, state in zip(islice(paths, start, None, step),
+                                                 islice(owners, start, None, step),
+                                                 islice(states, start, None, step), strict=True)
             if folder_state(path) != state]
 
 
