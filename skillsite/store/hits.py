@@ -124,12 +124,17 @@ class HitStore:
         self._room = -1
         #: The schemas of the connection that hold ``hits.db`` and the delta (None: none).
         self._base, self._over = "main", None if write else "delta"
+        #: A reader's delta's ids (at most :data:`DELTA_NAMES`): rows of other ids are
+        #: read from ``hits.db`` alone.
+        self._gone: frozenset[str] | None = None
         if not write:
             self._db = sqlite3.connect(f"file:{path}?mode=ro&immutable=1", uri=True)
             self._db.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
             if layered if layered is not None else self.delta.is_file():
                 self._db.execute("ATTACH DATABASE ? AS delta",
                                  (f"file:{self.delta}?mode=ro&immutable=1",))
+                self._gone = frozenset(name for (name,) in self._db.execute(
+                    "SELECT name FROM delta.gone"))
             else:
                 self._over = None
 
@@ -238,10 +243,13 @@ class HitStore:
         self.pending.clear()
         self._deleting = False
 
-    def _select(self, columns: str, where: str) -> tuple[str, int]:
+    def _select(self, columns: str, where: str,
+                names: list[str] | None = None) -> tuple[str, int]:
         """A statement reading ``columns`` of the rows that match ``where`` from both
-        files, and how many times ``where``'s parameters are to be given."""
-        if self._over is None:
+        files (from ``hits.db`` alone when the rows are those of ``names`` and the delta
+        has none of them), and how many times ``where``'s parameters are to be given."""
+        if self._over is None or (names is not None and self._gone is not None
+                                  and self._gone.isdisjoint(names)):
             return f"SELECT {columns} FROM {self._base}.hits WHERE {where}", 1
         return (f"SELECT {columns} FROM {self._base}.hits WHERE {where} AND name NOT IN "
                 f"(SELECT name FROM {self._over}.gone) "
@@ -254,7 +262,8 @@ class HitStore:
         found = {}
         for start in range(0, len(names), BATCH):
             wanted = names[start:start + BATCH]
-            statement, times = self._select(columns, f"name IN ({', '.join('?' * len(wanted))})")
+            statement, times = self._select(columns, f"name IN ({', '.join('?' * len(wanted))})",
+                                            wanted)
             for row in self.db.execute(statement, wanted * times):
                 found[row[0]] = row
         return found
