@@ -108,6 +108,22 @@ def test_a_damaged_delta_is_refused_by_the_reader(deltas: None, corpus: Path,
     assert error.value.code == "damaged-dist" and DELTA_FILE in error.value.message
 
 
+def test_a_damaged_delta_makes_the_next_build_clean(deltas: None, corpus: Path,
+                                                    tmp_path: Path) -> None:
+    dist = tmp_path / "dist"
+    build(corpus, dist)
+    _edit_sql_review(corpus, "Structured Query Language")
+    build(corpus, dist)
+    delta = dist / "content" / DELTA_FILE
+    delta.write_bytes(delta.read_bytes()[:100])
+    _edit_sql_review(corpus, "Relational Queries")
+    again = build(corpus, dist)
+    clean = build(corpus, tmp_path / "clean", incremental=False)
+    assert not again.incremental
+    assert dist_state(dist) == dist_state(clean.dist)
+    verify_checksums(dist)
+
+
 @pytest.mark.parametrize("seed", [5, 6])
 def test_random_edits_with_deltas_equal_a_clean_build(deltas: None, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch,

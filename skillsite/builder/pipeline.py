@@ -81,9 +81,11 @@ from skillsite.linter.rules.context import Context
 from skillsite.models import ERROR, PhaseClock, Problem
 from skillsite.store.catalog import write_catalog
 from skillsite.store.groups import GROUPS, write_groups
+from skillsite.store.hits import DELTA_FILE
 from skillsite.store.manifest import (
     ARTIFACT_VERSION,
     checksums_in_background,
+    file_sha256,
     intact,
     read_manifest,
     recorded,
@@ -510,7 +512,21 @@ def _reusable(out: Path, backend: str) -> bool:
     manifest = read_manifest(out)
     # The same version exactly: a build reuses the previous stores' rows as they are.
     return bool(manifest and manifest.get("artifact_version") == ARTIFACT_VERSION
-                and manifest.get("index_backend") == backend)
+                and manifest.get("index_backend") == backend
+                and _hits_delta_intact(out, manifest.get("files", {})))
+
+
+def _hits_delta_intact(out: Path, listed: dict[str, str]) -> bool:
+    """Whether ``out`` has the hits delta its manifest lists (its sha256; at most 2 MB),
+    or none if it lists none: a build adds to it or folds it into ``hits.db``, so a
+    damaged one makes the build clean."""
+    relative = f"content/{DELTA_FILE}"
+    if relative not in listed:
+        return not (out / relative).exists()
+    try:
+        return file_sha256(out / relative) == listed[relative]
+    except OSError:
+        return False
 
 
 def _manifest_fields(formats: Counter[str], backend: str,
