@@ -95,14 +95,19 @@ def test_too_many_changes_fold_the_delta_into_hits_db(deltas: None, corpus: Path
     verify_checksums(dist)
 
 
-def test_a_damaged_delta_is_refused_by_the_reader(deltas: None, corpus: Path,
-                                                  tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
+def _damaged_delta(corpus: Path, dist: Path) -> Path:
+    """``dist`` built, then again after an edit (a delta), and its delta truncated."""
     build(corpus, dist)
     _edit_sql_review(corpus, "Structured Query Language")
     build(corpus, dist)
     delta = dist / "content" / DELTA_FILE
     delta.write_bytes(delta.read_bytes()[:100])
+    return dist
+
+
+def test_a_damaged_delta_is_refused_by_the_reader(deltas: None, corpus: Path,
+                                                  tmp_path: Path) -> None:
+    dist = _damaged_delta(corpus, tmp_path / "dist")
     with pytest.raises(ReaderError) as error:
         Library(dist).search("sql review")
     assert error.value.code == "damaged-dist" and DELTA_FILE in error.value.message
@@ -110,12 +115,7 @@ def test_a_damaged_delta_is_refused_by_the_reader(deltas: None, corpus: Path,
 
 def test_a_damaged_delta_makes_the_next_build_clean(deltas: None, corpus: Path,
                                                     tmp_path: Path) -> None:
-    dist = tmp_path / "dist"
-    build(corpus, dist)
-    _edit_sql_review(corpus, "Structured Query Language")
-    build(corpus, dist)
-    delta = dist / "content" / DELTA_FILE
-    delta.write_bytes(delta.read_bytes()[:100])
+    dist = _damaged_delta(corpus, tmp_path / "dist")
     _edit_sql_review(corpus, "Relational Queries")
     again = build(corpus, dist)
     clean = build(corpus, tmp_path / "clean", incremental=False)
